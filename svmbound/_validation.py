@@ -1,0 +1,91 @@
+"""Input checks shared by every layer. Each failure is a ValueError naming the problem."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+
+def check_positive(value, name: str) -> float:
+    """A finite float > 0, or a ValueError naming ``name``."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number > 0, got {value!r}") from None
+    if not np.isfinite(v) or v <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return v
+
+
+def check_degree(degree) -> int:
+    """An integer polynomial degree d >= 1."""
+    if isinstance(degree, bool) or not isinstance(degree, numbers.Integral):
+        if isinstance(degree, numbers.Real) and float(degree).is_integer():
+            degree = int(degree)
+        else:
+            raise ValueError(f"degree must be an integer >= 1, got {degree!r}")
+    if degree < 1:
+        raise ValueError(f"degree must be an integer >= 1, got {degree!r}")
+    return int(degree)
+
+
+def check_X(X, name: str = "X") -> np.ndarray:
+    """A 2-D, non-empty, finite float64 C-contiguous copy-if-needed of ``X``."""
+    if hasattr(X, "toarray"):  # scipy sparse (e.g. from load_svmlight_file)
+        X = X.toarray()
+    try:
+        X = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be numeric: {exc}") from None
+    if X.ndim == 1:
+        raise ValueError(f"{name} must be 2-D (n_samples, n_features); got a 1-D array of length "
+                         f"{X.shape[0]} (use X.reshape(-1, 1) for a single feature)")
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {X.shape}")
+    if X.shape[0] == 0:
+        raise ValueError(f"{name} is empty: 0 samples")
+    if X.shape[1] == 0:
+        raise ValueError(f"{name} has 0 features")
+    if not np.all(np.isfinite(X)):
+        bad = np.argwhere(~np.isfinite(X))[0]
+        raise ValueError(f"{name} contains NaN or infinity (first at row {bad[0]}, column {bad[1]})")
+    return np.ascontiguousarray(X)
+
+
+def check_binary_y(y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
+    """Map two label values to −1/+1.
+
+    Returns (y_pm, classes) with classes sorted as numpy sorts them; classes[0] ↦ −1,
+    classes[1] ↦ +1 (scikit-learn's convention for binary SVC).
+    """
+    y = np.asarray(y)
+    if y.ndim != 1:
+        y = y.ravel() if y.ndim == 2 and 1 in y.shape else y
+        if y.ndim != 1:
+            raise ValueError(f"y must be 1-D, got shape {np.shape(y)}")
+    if y.shape[0] != n_samples:
+        raise ValueError(f"X and y have different lengths: {n_samples} samples in X, {y.shape[0]} labels in y")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError("y contains NaN or infinity")
+    classes = np.unique(y)
+    if classes.size < 2:
+        raise ValueError(f"y has a single class ({classes[0]!r}); an SVM needs two classes")
+    if classes.size > 2:
+        raise ValueError(f"y has {classes.size} classes {list(classes[:10])}; svmbound handles binary "
+                         "problems (exactly two label values)")
+    y_pm = np.where(y == classes[1], 1.0, -1.0)
+    return y_pm, classes
+
+
+def check_pm1(y, n_samples: int) -> np.ndarray:
+    """Labels already in {−1, +1} (the solver-level contract), as float64."""
+    y = np.asarray(y, dtype=np.float64).ravel()
+    if y.shape[0] != n_samples:
+        raise ValueError(f"X and y have different lengths: {n_samples} samples in X, {y.shape[0]} labels in y")
+    if not np.all((y == 1.0) | (y == -1.0)):
+        raise ValueError("y must contain only -1 and +1 at the solver level "
+                         "(the estimators map any two labels to ±1)")
+    if np.all(y == 1.0) or np.all(y == -1.0):
+        raise ValueError("y has a single class; an SVM needs two classes")
+    return np.ascontiguousarray(y)

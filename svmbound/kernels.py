@@ -1,0 +1,244 @@
+"""Kernels K(X, Z; θ) and their parameter-derivative contractions.
+
+Every kernel exposes the parameters a search tunes as a vector ``theta`` (log-space where the
+parameter is positive, e.g. θ = ln σ² for the RBF kernel, DESIGN.md §2) and provides
+
+* ``block(X, Z)``            the kernel matrix K(X, Z), built in row blocks;
+* ``diag(X)``                K(x_i, x_i);
+* ``contract(X, a, b)``      the vector c_k = aᵀ (∂K/∂θ_k) b over the rows where a ≠ 0 and the
+                             columns where b ≠ 0 (DESIGN.md §3: the envelope-theorem gradients of
+                             ‖w‖² and R² need only these contractions, over support vectors);
+* ``diag_contract(X, w)``    c_k = Σ_i w_i ∂K(x_i, x_i)/∂θ_k;
+* ``spec()``                 the (code, gamma, coef0, degree) tuple the numba solvers use to
+                             compute kernel rows on demand.
+
+Adding a kernel is one class here with these methods; nothing else changes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import check_positive, check_degree
+
+# Codes understood by the numba row computation in ``solvers._smo``.
+LINEAR, RBF, POLY = 0, 1, 2
+
+#: Rows per block when building kernel blocks, so that no single product exceeds ~2**27
+#: elements (DESIGN.md §5: one 50,000² product crashed OpenBLAS).
+_BLOCK_ELEMS = 1 << 24
+
+
+def _row_blocks(n_rows: int, n_cols: int):
+    step = max(1, _BLOCK_ELEMS // max(n_cols, 1))
+    for start in range(0, n_rows, step):
+        yield slice(start, min(n_rows, start + step))
+
+
+def _support(v: np.ndarray) -> np.ndarray:
+    return np.flatnonzero(v)
+
+
+class Kernel:
+    """Base class: a kernel with tunable parameters ``theta``."""
+
+    name = "kernel"
+    param_names: tuple = ()
+
+    @property
+    def theta(self) -> np.ndarray:
+        return np.empty(0)
+
+    def with_theta(self, theta) -> "Kernel":
+        """A copy of this kernel with parameters ``theta`` (same order as ``param_names``)."""
+        if len(np.atleast_1d(theta)) != 0:
+            raise ValueError(f"{self.name} kernel has no tunable parameters, got theta={theta!r}")
+        return self
+
+    # -- values -------------------------------------------------------------------------
+    def block(self, X: np.ndarray, Z: np.ndarray | None = None) -> np.ndarray:
+        """Kernel matrix K(X, Z) (Z = X when omitted), built in row blocks."""
+        Z = X if Z is None else Z
+        out = np.empty((X.shape[0], Z.shape[0]))
+        for rows in _row_blocks(X.shape[0], Z.shape[0]):
+            out[rows] = self._from_dot(X[rows] @ Z.T, X[rows], Z)
+        return out
+
+    def __call__(self, X, Z=None):
+        return self.block(X, Z)
+
+    def diag(self, X: np.ndarray) -> np.ndarray:
+        """K(x_i, x_i) for every row of X."""
+        return self._diag(X)
+
+    # -- derivatives ---------------------------------------------------------------------
+    def contract(self, X: np.ndarray, a: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
+        """c_k = Σ_ij a_i b_j ∂K(x_i, x_j)/∂θ_k, over i with a_i ≠ 0 and j with b_j ≠ 0."""
+        return np.zeros(len(self.param_names))
+
+    def diag_contract(self, X: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """c_k = Σ_i w_i ∂K(x_i, x_i)/∂θ_k."""
+        return np.zeros(len(self.param_names))
+
+    # -- for the solvers -----------------------------------------------------------------
+    def spec(self) -> tuple:
+        raise NotImplementedError
+
+    def get_params(self) -> dict:
+        return {}
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+
+class LinearKernel(Kernel):
+    """K(x, z) = ⟨x, z⟩; no tunable parameters."""
+
+    name = "linear"
+
+    def _from_dot(self, dot, Xr, Z):
+        return dot
+
+    def _diag(self, X):
+        return np.einsum("ij,ij->i", X, X)
+
+    def spec(self):
+        return (LINEAR, 0.0, 0.0, 1)
+
+
+class RBFKernel(Kernel):
+    """K(x, z) = exp(−‖x − z‖² / (2σ²)), tuned as θ = ln σ² (Chung §1, DESIGN.md §2).
+
+    ∂K/∂(ln σ²) = σ² ∂K/∂σ² = K ‖x − z‖² / (2σ²)   (Chung eq. after 4.5, chain rule).
+    The diagonal is constant (K_ii = 1), so its derivative is zero.
+    """
+
+    name = "rbf"
+    param_names = ("log_sigma2",)
+
+    def __init__(self, sigma2: float = 1.0):
+        self.sigma2 = check_positive(sigma2, "sigma2")
+
+    @classmethod
+    def from_gamma(cls, gamma: float) -> "RBFKernel":
+        """The kernel exp(−γ‖x − z‖²) of scikit-learn, i.e. σ² = 1/(2γ)."""
+        return cls(1.0 / (2.0 * check_positive(gamma, "gamma")))
+
+    @property
+    def gamma(self) -> float:
+        return 1.0 / (2.0 * self.sigma2)
+
+    @property
+    def theta(self):
+        return np.array([np.log(self.sigma2)])
+
+    def with_theta(self, theta):
+        theta = np.atleast_1d(np.asarray(theta, dtype=float))
+        if theta.shape != (1,):
+            raise ValueError(f"rbf kernel takes theta=(log_sigma2,), got {theta!r}")
+        return RBFKernel(float(np.exp(theta[0])))
+
+    def _sqdist(self, dot, Xr, Z):
+        xx = np.einsum("ij,ij->i", Xr, Xr)[:, None]
+        zz = np.einsum("ij,ij->i", Z, Z)[None, :]
+        return np.maximum(xx + zz - 2.0 * dot, 0.0)
+
+    def _from_dot(self, dot, Xr, Z):
+        d2 = self._sqdist(dot, Xr, Z)
+        d2 *= -self.gamma
+        return np.exp(d2, out=d2)
+
+    def _diag(self, X):
+        return np.ones(X.shape[0])
+
+    def contract(self, X, a, b=None):
+        b = a if b is None else b
+        ia, ib = _support(a), _support(b)
+        if ia.size == 0 or ib.size == 0:
+            return np.zeros(1)
+        Xa, Xb = X[ia], X[ib]
+        total = 0.0
+        for rows in _row_blocks(ia.size, ib.size):
+            d2 = self._sqdist(Xa[rows] @ Xb.T, Xa[rows], Xb)
+            K = np.exp(-self.gamma * d2)
+            total += a[ia[rows]] @ (K * d2) @ b[ib]
+        return np.array([total / (2.0 * self.sigma2)])
+
+    def diag_contract(self, X, w):
+        return np.zeros(1)
+
+    def spec(self):
+        return (RBF, self.gamma, 0.0, 1)
+
+    def get_params(self):
+        return {"sigma2": self.sigma2}
+
+
+class PolynomialKernel(Kernel):
+    """Inhomogeneous polynomial K(x, z) = (⟨x, z⟩ + c)^d (Acevedo §2).
+
+    The degree d ≥ 1 is an integer and is not differentiated; θ = (c,), and
+    ∂K/∂c = d (⟨x, z⟩ + c)^(d−1). The diagonal (‖x‖² + c)^d is not constant, which is why the
+    radius QP must use diag(K) (DESIGN.md §5).
+    """
+
+    name = "poly"
+    param_names = ("coef0",)
+
+    def __init__(self, degree: int = 2, coef0: float = 1.0):
+        self.degree = check_degree(degree)
+        coef0 = float(coef0)
+        if not np.isfinite(coef0) or coef0 < 0:
+            raise ValueError(f"coef0 must be a finite number >= 0, got {coef0!r}")
+        self.coef0 = coef0
+
+    @property
+    def theta(self):
+        return np.array([self.coef0])
+
+    def with_theta(self, theta):
+        theta = np.atleast_1d(np.asarray(theta, dtype=float))
+        if theta.shape != (1,):
+            raise ValueError(f"poly kernel takes theta=(coef0,), got {theta!r}")
+        return PolynomialKernel(self.degree, float(theta[0]))
+
+    def _from_dot(self, dot, Xr, Z):
+        return (dot + self.coef0) ** self.degree
+
+    def _diag(self, X):
+        return (np.einsum("ij,ij->i", X, X) + self.coef0) ** self.degree
+
+    def contract(self, X, a, b=None):
+        b = a if b is None else b
+        ia, ib = _support(a), _support(b)
+        if ia.size == 0 or ib.size == 0:
+            return np.zeros(1)
+        Xa, Xb = X[ia], X[ib]
+        total = 0.0
+        for rows in _row_blocks(ia.size, ib.size):
+            dK = self.degree * (Xa[rows] @ Xb.T + self.coef0) ** (self.degree - 1)
+            total += a[ia[rows]] @ dK @ b[ib]
+        return np.array([total])
+
+    def diag_contract(self, X, w):
+        base = np.einsum("ij,ij->i", X, X) + self.coef0
+        return np.array([w @ (self.degree * base ** (self.degree - 1))])
+
+    def spec(self):
+        return (POLY, 1.0, self.coef0, self.degree)
+
+    def get_params(self):
+        return {"degree": self.degree, "coef0": self.coef0}
+
+
+KERNELS = {"rbf": RBFKernel, "linear": LinearKernel, "poly": PolynomialKernel}
+
+
+def make_kernel(name: str, **params) -> Kernel:
+    """Kernel by name; an unknown name raises a ValueError listing the valid ones."""
+    try:
+        cls = KERNELS[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown kernel {name!r}; valid kernels: {', '.join(sorted(KERNELS))}") from None
+    return cls(**params)

@@ -1,0 +1,77 @@
+"""Python face of the numba SMO: validated inputs, cache sizing, result objects.
+
+Two public solvers live on top of this module:
+``svm.solve_svm_dual`` (Chung 1.5 / 1.7) and ``radius.solve_radius`` (Chung 1.3 / 1.8).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..kernels import Kernel
+from ._smo import PRECOMPUTED, smo
+
+#: LIBSVM's default kernel cache, in MB.
+DEFAULT_CACHE_MB = 200.0
+
+
+class PrecomputedKernel(Kernel):
+    """A kernel given as its full matrix (X is then the l×l Gram matrix). For tests and small
+    problems; has no tunable parameters."""
+
+    name = "precomputed"
+
+    def spec(self):
+        return (PRECOMPUTED, 0.0, 0.0, 1)
+
+    def _diag(self, K):
+        return np.ascontiguousarray(np.diag(K))
+
+
+def n_cache_rows(n: int, cache_mb: float) -> int:
+    """How many kernel rows of length n fit in ``cache_mb`` megabytes (at least 2, at most n)."""
+    if not np.isfinite(cache_mb) or cache_mb <= 0:
+        raise ValueError(f"cache_size must be a positive number of megabytes, got {cache_mb!r}")
+    rows = int(cache_mb * 2**20 // (8 * n))
+    return int(min(n, max(2, rows)))
+
+
+def check_tol(tol) -> float:
+    tol = float(tol)
+    if not np.isfinite(tol) or tol <= 0:
+        raise ValueError(f"tol must be a finite number > 0, got {tol!r}")
+    return tol
+
+
+@dataclass
+class QPResult:
+    """Raw solution of min ½aᵀQa + pᵀa, yᵀa = const, 0 ≤ a ≤ u."""
+
+    a: np.ndarray
+    gradient: np.ndarray
+    rho: float
+    n_iter: int
+    violation: float
+    n_kernel_rows: int
+    converged: bool
+
+
+def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
+            max_iter=None, cache_mb=DEFAULT_CACHE_MB) -> QPResult:
+    """Run the numba SMO from the feasible start ``a0`` (copied, never modified)."""
+    from ._smo import offset
+
+    n = y.shape[0]
+    code, gamma, coef0, degree = kernel.spec()
+    sq = np.einsum("ij,ij->i", X, X) if code != PRECOMPUTED else np.zeros(n)
+    if max_iter is None:
+        max_iter = max(10_000_000, 100 * n)
+    a = np.array(a0, dtype=np.float64, copy=True)
+    G, n_iter, violation, n_rows = smo(
+        X, sq, y, p, ub, a, int(code), float(gamma), float(coef0), int(degree),
+        float(scale), float(shift), check_tol(tol), int(max_iter), n_cache_rows(n, cache_mb))
+    rho = offset(y, G, a, ub)
+    return QPResult(a=a, gradient=G, rho=float(rho), n_iter=int(n_iter), violation=float(violation),
+                    n_kernel_rows=int(n_rows), converged=bool(violation < tol))

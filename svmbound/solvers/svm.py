@@ -1,0 +1,139 @@
+"""SVM dual solver for L1 and L2 loss, with warm starts.
+
+L1-SVM (Chung eq. 1.5):  max eᵀα − ½ αᵀQα,            0 ≤ α ≤ C, yᵀα = 0.
+L2-SVM (Chung eq. 1.7):  max eᵀα − ½ αᵀ(Q + I/C)α,    α ≥ 0,     yᵀα = 0.
+
+Q_ij = y_i y_j K(x_i, x_j). The decision function is f(x) = Σ α_i y_i K(x_i, x) + b.
+At the optimum ‖w‖² = αᵀQα and, for L1, C·Σξ = eᵀα − ‖w‖² (Chung 1.6); for L2,
+‖w̃‖² = ‖w‖² + C Σξ² = eᵀα and ξ = α/C.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._validation import check_pm1, check_positive, check_X
+from ..kernels import Kernel
+from .qp import DEFAULT_CACHE_MB, run_smo
+
+LOSSES = ("l1", "l2")
+
+
+def check_loss(loss: str) -> str:
+    if loss not in LOSSES:
+        raise ValueError(f"unknown loss {loss!r}; valid losses: {', '.join(LOSSES)}")
+    return loss
+
+
+@dataclass
+class DualSolution:
+    """Solution of the SVM dual at (C, kernel).
+
+    ``objective`` is the dual value eᵀα − ½αᵀQ̃α (Q̃ = Q for L1, Q + I/C for L2), equal to the
+    primal optimum ½‖w‖² + CΣξ (L1) or ½‖w‖² + (C/2)Σξ² (L2). ``gradient`` is Q̃α − e, so
+    αᵀQ̃α = αᵀ(gradient + e) needs no further kernel evaluation.
+    """
+
+    alpha: np.ndarray
+    b: float
+    objective: float
+    C: float
+    loss: str
+    n_iter: int
+    max_violation: float
+    converged: bool
+    gradient: np.ndarray = field(repr=False)
+    n_kernel_rows: int = 0
+
+    @property
+    def support(self) -> np.ndarray:
+        """Indices with α_i > 0."""
+        return np.flatnonzero(self.alpha > 0)
+
+    @property
+    def bounded(self) -> np.ndarray:
+        """Indices with α_i = C (L1 only; empty for L2)."""
+        if self.loss == "l2":
+            return np.empty(0, dtype=np.int64)
+        return np.flatnonzero(self.alpha >= self.C)
+
+    @property
+    def quad(self) -> float:
+        """αᵀQ̃α."""
+        return float(self.alpha @ (self.gradient + 1.0))
+
+    @property
+    def w2(self) -> float:
+        """‖w‖² = αᵀQα (for L2 the I/C part is removed)."""
+        q = self.quad
+        if self.loss == "l2":
+            q -= float(self.alpha @ self.alpha) / self.C
+        return q
+
+
+def upper_bounds(loss: str, C: float, n: int) -> np.ndarray:
+    return np.full(n, C if loss == "l1" else np.inf)
+
+
+def warm_start_alpha(alpha_prev, y, C_prev: float, C_new: float, loss: str = "l1") -> np.ndarray:
+    """A feasible starting α for a new C from the solution at C_prev (DESIGN.md §5).
+
+    Scale by C_new/C_prev (the solution of the rescaled problem 4.1 moves little), clip to the
+    new box, then repair yᵀα = 0 by shrinking the class whose side sum is larger — which keeps
+    every α inside [0, C].
+    """
+    y = np.asarray(y, dtype=np.float64)
+    a = np.asarray(alpha_prev, dtype=np.float64) * (C_new / C_prev)
+    a = np.clip(a, 0.0, C_new if loss == "l1" else np.inf)
+    pos, neg = a[y > 0].sum(), a[y < 0].sum()
+    if pos > neg:
+        a[y > 0] *= neg / pos
+    elif neg > pos:
+        a[y < 0] *= pos / neg
+    return a
+
+
+def solve_svm_dual(X, y, kernel: Kernel, C: float, *, loss: str = "l1", tol: float = 1e-3,
+                   alpha0=None, cache_size: float = DEFAULT_CACHE_MB,
+                   max_iter: int | None = None, check_input: bool = True) -> DualSolution:
+    """Solve the L1 or L2 SVM dual by SMO with second-order working-set selection.
+
+    Parameters
+    ----------
+    X : (l, d) array; y : labels in {−1, +1}; kernel : a ``svmbound.kernels.Kernel``;
+    C : > 0; loss : 'l1' | 'l2'; tol : stopping tolerance on the maximal KKT violation
+    (LIBSVM's eps); alpha0 : optional warm start, made feasible first (see
+    ``warm_start_alpha`` for a start from a different C); cache_size : kernel-row cache in MB.
+    """
+    if check_input:
+        X = check_X(X)
+        y = check_pm1(y, X.shape[0])
+    C = check_positive(C, "C")
+    loss = check_loss(loss)
+    n = y.shape[0]
+    ub = upper_bounds(loss, C, n)
+    if alpha0 is None:
+        a0 = np.zeros(n)
+    else:
+        a0 = np.asarray(alpha0, dtype=np.float64)
+        if a0.shape != (n,):
+            raise ValueError(f"alpha0 must have shape ({n},), got {a0.shape}")
+        a0 = warm_start_alpha(a0, y, C, C, loss)  # clip + repair, no rescaling
+    res = run_smo(X, y, -np.ones(n), ub, a0, kernel, scale=1.0,
+                  shift=(1.0 / C if loss == "l2" else 0.0), tol=tol, max_iter=max_iter,
+                  cache_mb=cache_size)
+    objective = -0.5 * float(res.a @ (res.gradient - 1.0))
+    return DualSolution(alpha=res.a, b=-res.rho, objective=objective, C=C, loss=loss,
+                        n_iter=res.n_iter, max_violation=res.violation, converged=res.converged,
+                        gradient=res.gradient, n_kernel_rows=res.n_kernel_rows)
+
+
+def decision_function(X_train, y, alpha, b, kernel: Kernel, X) -> np.ndarray:
+    """f(x) = Σ_i α_i y_i K(x_i, x) + b over the support vectors (α_i > 0)."""
+    sv = np.flatnonzero(alpha > 0)
+    if sv.size == 0:
+        return np.full(X.shape[0], b)
+    coef = alpha[sv] * y[sv]
+    return kernel.block(X, X_train[sv]) @ coef + b
