@@ -1,0 +1,38 @@
+"""Model-selection criteria: one small class per bound (DESIGN.md §3).
+
+``make_criterion(name, X, y, kernel, loss=...)`` builds one by name; the name
+``"radius-margin"`` picks the default radius–margin bound of the loss (L2: R̃²‖w̃‖², Chung 1.8;
+L1: (R² + Δ/C)(‖w‖² + 2CΣξ), Chung 3.3).
+"""
+
+from .base import Criterion, Evaluation
+from .radius_margin import (RadiusMarginL1, RadiusMarginL2, RadiusMarginL2Half,
+                            RadiusMarginL2Quarter)
+
+CRITERIA = {c.name: c for c in (RadiusMarginL2, RadiusMarginL2Half, RadiusMarginL2Quarter,
+                                RadiusMarginL1)}
+DEFAULT_CRITERION = {"l2": "rm-l2", "l1": "rm-l1"}
+ALIASES = ("radius-margin",)
+
+
+def criterion_class(name: str, loss: str | None = None) -> type:
+    """The criterion class for ``name``; ``radius-margin`` resolves by ``loss``."""
+    if name == "radius-margin":
+        if loss not in DEFAULT_CRITERION:
+            raise ValueError(f"unknown loss {loss!r}; valid losses: l1, l2")
+        name = DEFAULT_CRITERION[loss]
+    if name not in CRITERIA:
+        valid = ", ".join(list(ALIASES) + sorted(CRITERIA))
+        raise ValueError(f"unknown criterion {name!r}; valid criteria: {valid}")
+    cls = CRITERIA[name]
+    if loss is not None and cls.loss != loss:
+        raise ValueError(f"criterion {name!r} is for the {cls.loss.upper()}-SVM, but loss={loss!r}")
+    return cls
+
+
+def make_criterion(name: str, X, y, kernel, *, loss: str | None = None, **kw) -> Criterion:
+    return criterion_class(name, loss)(X, y, kernel, **kw)
+
+
+__all__ = ["Criterion", "Evaluation", "CRITERIA", "criterion_class", "make_criterion",
+           "RadiusMarginL1", "RadiusMarginL2", "RadiusMarginL2Half", "RadiusMarginL2Quarter"]

@@ -1,0 +1,156 @@
+"""Common machinery of every model-selection criterion.
+
+A criterion is evaluated at θ = (ln C, kernel.theta…) (DESIGN.md §2). ``evaluate(θ)`` solves the
+SVM dual (and, if needed, the radius QP) at θ, warm-started from the previous evaluation's α and
+β (DESIGN.md §5: scale α by C_new/C_old, clip, repair yᵀα = 0), and returns an ``Evaluation``
+(value, gradient or None, diagnostics). ``fun``/``grad`` are the two-callable face the search
+layer uses: ``grad(θ)`` returns the gradient of the evaluation ``fun(θ)`` just made.
+
+Gradients come from the envelope theorem (Chapelle Lemma 2, Chung §4.1): with the optimal dual
+variables held fixed, ∂‖w̃‖²/∂θ = −αᵀ(∂Q̃/∂θ)α and ∂R²/∂θ = βᵀ∂diag(K)/∂θ − βᵀ(∂K/∂θ)β, which
+the kernel provides as contractions over the support vectors only.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._validation import check_pm1, check_X
+from ..kernels import Kernel
+from ..solvers import (DEFAULT_CACHE_MB, DualSolution, RadiusSolution, solve_radius,
+                       solve_svm_dual, warm_start_alpha)
+
+
+@dataclass
+class Evaluation:
+    """One criterion evaluation: value f(θ), gradient ∇f(θ) (None if not differentiable or not
+    asked for), and diagnostics (C, kernel parameters, R², ‖w‖², n_sv, solver iterations…)."""
+
+    theta: np.ndarray
+    value: float
+    grad: np.ndarray | None
+    info: dict = field(default_factory=dict)
+
+
+class Criterion:
+    """Base class. Subclasses set ``name``, ``loss``, ``differentiable``, ``formula``,
+    ``source`` and implement ``_compute(C, kernel, need_grad) -> (value, grad, info)``."""
+
+    name = "criterion"
+    loss = "l1"
+    differentiable = False
+    needs_radius = False
+    formula = ""
+    source = ""
+
+    def __init__(self, X, y, kernel: Kernel, *, tol: float = 1e-6,
+                 cache_size: float = DEFAULT_CACHE_MB, warm_start: bool = True):
+        self.X = check_X(X)
+        self.y = check_pm1(y, self.X.shape[0])
+        self.kernel = kernel
+        self.tol = float(tol)
+        self.cache_size = cache_size
+        self.warm_start = warm_start
+        self.n_trainings = 0       # SVM dual solves made
+        self.n_radius_solves = 0
+        self._svm_prev: DualSolution | None = None
+        self._radius_prev: dict = {}
+        self._last: Evaluation | None = None
+
+    # -- θ handling ----------------------------------------------------------------------
+    @property
+    def n_params(self) -> int:
+        return 1 + len(self.kernel.param_names)
+
+    @property
+    def param_names(self) -> tuple:
+        return ("log_C",) + tuple(self.kernel.param_names)
+
+    def split_theta(self, theta) -> tuple[float, Kernel]:
+        theta = np.asarray(theta, dtype=np.float64).ravel()
+        if theta.shape != (self.n_params,):
+            raise ValueError(f"theta must have {self.n_params} entries {self.param_names}, "
+                             f"got {theta.shape[0]}")
+        if not np.all(np.isfinite(theta)):
+            raise ValueError(f"theta must be finite, got {theta!r}")
+        return float(np.exp(theta[0])), self.kernel.with_theta(theta[1:])
+
+    # -- solves with warm starts ---------------------------------------------------------
+    def solve_svm(self, C: float, kernel: Kernel) -> DualSolution:
+        prev = self._svm_prev
+        alpha0 = None
+        if self.warm_start and prev is not None:
+            alpha0 = warm_start_alpha(prev.alpha, self.y, prev.C, C, self.loss)
+        sol = solve_svm_dual(self.X, self.y, kernel, C, loss=self.loss, tol=self.tol,
+                             alpha0=alpha0, cache_size=self.cache_size, check_input=False)
+        self.n_trainings += 1
+        self._svm_prev = sol
+        return sol
+
+    def solve_radius(self, kernel: Kernel, shift: float = 0.0) -> RadiusSolution:
+        """R² (shift 0) or R̃² (shift 1/C); with shift 0 the result is reused while the kernel
+        parameters do not change (R² does not depend on C)."""
+        key = tuple(kernel.theta) if shift == 0.0 else None
+        prev = self._radius_prev.get("sol")
+        if key is not None and self._radius_prev.get("key") == key:
+            return prev
+        beta0 = prev.beta if (self.warm_start and prev is not None) else None
+        sol = solve_radius(self.X, kernel, shift=shift, tol=self.tol, beta0=beta0,
+                           cache_size=self.cache_size, check_input=False)
+        self.n_radius_solves += 1
+        self._radius_prev = {"sol": sol, "key": key}
+        return sol
+
+    def radius_gradient(self, kernel: Kernel, sol: RadiusSolution) -> np.ndarray:
+        """∂R²/∂θ_k = Σ β_i ∂K_ii/∂θ_k − βᵀ(∂K/∂θ_k)β   (kernel parameters only)."""
+        return kernel.diag_contract(self.X, sol.beta) - kernel.contract(self.X, sol.beta, sol.beta)
+
+    def margin_gradient(self, kernel: Kernel, sol: DualSolution) -> np.ndarray:
+        """−αᵀ(∂Q/∂θ_k)α = −Σ α_i α_j y_i y_j ∂K_ij/∂θ_k   (kernel parameters only)."""
+        ay = sol.alpha * self.y
+        return -kernel.contract(self.X, ay, ay)
+
+    # -- public face ---------------------------------------------------------------------
+    def evaluate(self, theta, need_grad: bool = True) -> Evaluation:
+        t0 = time.perf_counter()
+        C, kernel = self.split_theta(theta)
+        value, grad, info = self._compute(C, kernel, need_grad and self.differentiable)
+        info.update(C=C, kernel=kernel.get_params(), time_s=time.perf_counter() - t0)
+        if "sigma2" in info["kernel"]:
+            info["gamma"] = 1.0 / (2.0 * info["kernel"]["sigma2"])
+        ev = Evaluation(theta=np.array(theta, dtype=np.float64), value=float(value),
+                        grad=None if grad is None else np.asarray(grad, dtype=np.float64),
+                        info=info)
+        self._last = ev
+        return ev
+
+    def __call__(self, theta) -> float:
+        return self.fun(theta)
+
+    def fun(self, theta) -> float:
+        return self.evaluate(theta, need_grad=self.differentiable).value
+
+    def grad(self, theta) -> np.ndarray:
+        """Gradient at θ, reusing the evaluation just made there."""
+        if not self.differentiable:
+            raise ValueError(f"criterion {self.name!r} is not differentiable; use the grid or "
+                             "annealing search")
+        last = self._last
+        if last is None or last.grad is None or not np.array_equal(last.theta, np.asarray(theta, float)):
+            last = self.evaluate(theta, need_grad=True)
+        return last.grad
+
+    @property
+    def last(self) -> Evaluation | None:
+        return self._last
+
+    def _compute(self, C, kernel, need_grad):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @classmethod
+    def describe(cls) -> dict:
+        return {"name": cls.name, "loss": cls.loss, "differentiable": cls.differentiable,
+                "formula": cls.formula, "source": cls.source}

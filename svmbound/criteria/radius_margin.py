@@ -1,0 +1,117 @@
+"""Radius–margin bounds with exact gradients in θ = (ln C, kernel θ).
+
+L2-SVM (a hard-margin SVM with kernel K + I/C, Chapelle eq. 3):
+  * ``RadiusMarginL2``      f = R̃² ‖w̃‖²                    (Chung 1.8, Chapelle §6.1–6.2)
+  * ``RadiusMarginL2Half``  f = (R² + 0.5/C) ‖w̃‖²          (Chung 2.5)
+  * ``RadiusMarginL2Quarter`` f = (R² + 0.25/C) ‖w̃‖²       (Chung 2.7)
+  with ‖w̃‖² = 2·D(θ), D the L2 dual optimum (= eᵀα), and by the envelope theorem
+  ∂‖w̃‖²/∂ln C = αᵀα / C,  ∂‖w̃‖²/∂θ_k = −αᵀ(∂Q/∂θ_k)α;
+  ∂R̃²/∂ln C = −(1 − βᵀβ)/C,  ∂R²/∂θ_k = βᵀ∂diag K/∂θ_k − βᵀ(∂K/∂θ_k)β.
+
+L1-SVM:
+  * ``RadiusMarginL1``  f = (R² + Δ/C)(‖w‖² + 2CΣξ)          (Chung 3.3, Δ = 1 by default)
+  with ‖w‖² + 2CΣξ = 2·D(θ), D the L1 dual optimum (Chung 1.6), and
+  ∂(2D)/∂C = 2Σξ = (2/C)(eᵀα − αᵀQα)   (Chung 4.3, via the rescaling α = Cᾱ of 4.1–4.2),
+  ∂(2D)/∂θ_k = −αᵀ(∂Q/∂θ_k)α          (Chung 4.4),
+  ∂(R² + Δ/C)/∂C = −Δ/C²              (Chung 4.5); chain rule ∂/∂ln C = C ∂/∂C.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Criterion
+
+
+def _svm_info(sol, r2sol) -> dict:
+    return {"R2": r2sol.r2, "n_sv": int(sol.support.size), "n_bsv": int(sol.bounded.size),
+            "b": sol.b, "n_iter": sol.n_iter, "radius_n_iter": r2sol.n_iter,
+            "max_violation": max(sol.max_violation, r2sol.max_violation),
+            "max_alpha": float(sol.alpha.max())}
+
+
+class RadiusMarginL2(Criterion):
+    """R̃²‖w̃‖² for the L2-SVM (Chung 1.8): both radius and margin use the kernel K + I/C."""
+
+    name = "rm-l2"
+    loss = "l2"
+    differentiable = True
+    needs_radius = True
+    formula = "R~^2 ||w~||^2, R~^2 and w~ with kernel K + I/C"
+    source = "Chung et al. eq. 1.8; Chapelle et al. sec. 3.2.4, 6.1-6.2"
+
+    def _radius(self, C, kernel):
+        """(R² term, its ∂/∂ln C, radius solution)."""
+        sol = self.solve_radius(kernel, shift=1.0 / C)
+        return sol.r2, -(1.0 - float(sol.beta @ sol.beta)) / C, sol
+
+    def _compute(self, C, kernel, need_grad):
+        svm = self.solve_svm(C, kernel)
+        r2, dr2_dlogc, rad = self._radius(C, kernel)
+        w2 = 2.0 * svm.objective
+        info = _svm_info(svm, rad)
+        info.update(w2=w2, radius_term=r2)
+        value = r2 * w2
+        if not need_grad:
+            return value, None, info
+        dw2 = np.concatenate([[float(svm.alpha @ svm.alpha) / C], self.margin_gradient(kernel, svm)])
+        dr2 = np.concatenate([[dr2_dlogc], self.radius_gradient(kernel, rad)])
+        return value, dr2 * w2 + r2 * dw2, info
+
+
+class _RadiusMarginL2Plain(RadiusMarginL2):
+    """(R² + κ/C)‖w̃‖² with R² of the plain kernel K (no I/C)."""
+
+    kappa = 0.5
+
+    def _radius(self, C, kernel):
+        sol = self.solve_radius(kernel, shift=0.0)
+        return sol.r2 + self.kappa / C, -self.kappa / C, sol
+
+
+class RadiusMarginL2Half(_RadiusMarginL2Plain):
+    name = "rm-l2-2.5"
+    kappa = 0.5
+    formula = "(R^2 + 0.5/C) ||w~||^2"
+    source = "Chung et al. eq. 2.5"
+
+
+class RadiusMarginL2Quarter(_RadiusMarginL2Plain):
+    name = "rm-l2-2.7"
+    kappa = 0.25
+    formula = "(R^2 + 0.25/C) ||w~||^2"
+    source = "Chung et al. eq. 2.7"
+
+
+class RadiusMarginL1(Criterion):
+    """(R² + Δ/C)(‖w‖² + 2CΣξ) for the L1-SVM (Chung 3.3), differentiable (Chung §4.1)."""
+
+    name = "rm-l1"
+    loss = "l1"
+    differentiable = True
+    needs_radius = True
+    formula = "(R^2 + Delta/C)(||w||^2 + 2 C sum xi), Delta = 1 by default"
+    source = "Chung et al. eq. 3.3, derivatives 4.3-4.5"
+
+    def __init__(self, X, y, kernel, *, delta: float = 1.0, **kw):
+        super().__init__(X, y, kernel, **kw)
+        delta = float(delta)
+        if not np.isfinite(delta) or delta <= 0:
+            raise ValueError(f"delta must be a finite number > 0, got {delta!r}")
+        self.delta = delta
+
+    def _compute(self, C, kernel, need_grad):
+        svm = self.solve_svm(C, kernel)
+        rad = self.solve_radius(kernel, shift=0.0)
+        primal2 = 2.0 * svm.objective                  # ‖w‖² + 2CΣξ
+        w2 = svm.w2                                     # αᵀQα
+        xi_sum = (float(svm.alpha.sum()) - w2) / C      # Chung 1.6
+        radius_term = rad.r2 + self.delta / C
+        info = _svm_info(svm, rad)
+        info.update(w2=w2, xi_sum=xi_sum, primal2=primal2, radius_term=radius_term)
+        value = radius_term * primal2
+        if not need_grad:
+            return value, None, info
+        d_primal = np.concatenate([[2.0 * C * xi_sum], self.margin_gradient(kernel, svm)])
+        d_radius = np.concatenate([[-self.delta / C], self.radius_gradient(kernel, rad)])
+        return value, d_radius * primal2 + radius_term * d_primal, info
