@@ -1,0 +1,125 @@
+"""Radius–margin criteria: gradients vs central finite differences, values vs independent
+computations, Chung Theorem 1."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.preprocessing import StandardScaler
+
+from svmbound.criteria import (CRITERIA, RadiusMarginL1, RadiusMarginL2, RadiusMarginL2Half,
+                               criterion_class, make_criterion)
+from svmbound.kernels import PolynomialKernel, RBFKernel
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_classification(n_samples=120, n_features=5, n_informative=3, flip_y=0.05,
+                               random_state=3)
+    return StandardScaler().fit_transform(X), np.where(y == 1, 1.0, -1.0)
+
+
+def central_fd(crit, theta, h=1e-5):
+    g = np.zeros_like(theta)
+    for k in range(theta.size):
+        e = np.zeros_like(theta)
+        e[k] = h
+        g[k] = (crit.fun(theta + e) - crit.fun(theta - e)) / (2 * h)
+    return g
+
+
+# Points include the box edges (ln C = ±9.5), large C and small σ².
+POINTS = [(0.0, 0.0), (2.0, 1.5), (-3.0, 2.5), (9.5, 1.0), (-9.5, 0.5), (5.0, -1.5), (1.0, 9.0)]
+
+
+@pytest.mark.parametrize("name", sorted(CRITERIA))
+@pytest.mark.parametrize("theta", POINTS)
+def test_gradient_matches_finite_differences(data, name, theta):
+    X, y = data
+    crit = make_criterion(name, X, y, RBFKernel(), tol=1e-8)
+    theta = np.array(theta)
+    ev = crit.evaluate(theta)
+    fd = central_fd(crit, theta)
+    scale = max(np.abs(fd).max(), 1e-3 * abs(ev.value), 1e-8)
+    assert np.all(np.abs(ev.grad - fd) <= 1e-4 * scale), (ev.grad, fd)
+
+
+def test_l1_gradient_with_polynomial_coef0(data):
+    X, y = data
+    crit = RadiusMarginL1(X, y, PolynomialKernel(degree=2, coef0=1.0), tol=1e-9)
+    theta = np.array([0.5, 1.3])
+    ev = crit.evaluate(theta)
+    fd = central_fd(crit, theta, h=1e-5)
+    np.testing.assert_allclose(ev.grad, fd, rtol=1e-4, atol=1e-6 * abs(ev.value))
+
+
+def _dual_by_kernel(K, y, alpha):
+    return alpha.sum() - 0.5 * (alpha * y) @ K @ (alpha * y)
+
+
+def test_l2_value_equals_explicit_formula(data):
+    """R̃²‖w̃‖² recomputed from the returned α, β with an explicit kernel matrix."""
+    X, y = data
+    C = np.exp(1.0)
+    kern = RBFKernel(np.exp(0.7))
+    crit = RadiusMarginL2(X, y, RBFKernel(), tol=1e-10)
+    ev = crit.evaluate(np.array([1.0, 0.7]))
+    alpha = crit._svm_prev.alpha
+    beta = crit._radius_prev["sol"].beta
+    Kt = kern.block(X) + np.eye(len(y)) / C
+    w2 = 2 * _dual_by_kernel(Kt, y, alpha)
+    r2 = beta @ np.diag(Kt) - beta @ Kt @ beta
+    np.testing.assert_allclose(w2, alpha.sum(), rtol=1e-7)  # ‖w̃‖² = eᵀα at the optimum
+    np.testing.assert_allclose(ev.value, r2 * w2, rtol=1e-9)
+
+
+def test_l1_value_equals_primal(data):
+    """‖w‖² + 2CΣξ from the primal: ξ_i = max(0, 1 − y_i f(x_i))."""
+    X, y = data
+    C = np.exp(0.5)
+    kern = RBFKernel(np.exp(1.0))
+    crit = RadiusMarginL1(X, y, RBFKernel(), tol=1e-10)
+    ev = crit.evaluate(np.array([0.5, 1.0]))
+    sol = crit._svm_prev
+    K = kern.block(X)
+    f = K @ (sol.alpha * y) + sol.b
+    xi = np.maximum(0.0, 1 - y * f)
+    w2 = (sol.alpha * y) @ K @ (sol.alpha * y)
+    np.testing.assert_allclose(ev.info["primal2"], w2 + 2 * C * xi.sum(), rtol=1e-6)
+    np.testing.assert_allclose(ev.value, (ev.info["R2"] + 1.0 / C) * (w2 + 2 * C * xi.sum()),
+                               rtol=1e-6)
+
+
+def test_chung_theorem_1(data):
+    """σ fixed and R² > ½ ⇒ (R² + 0.5/C)‖w̃‖² ≤ R̃²‖w̃‖² (Chung Theorem 1)."""
+    X, y = data
+    for logc in (-4.0, -1.0, 0.0, 2.0, 6.0):
+        theta = np.array([logc, 1.0])
+        tilde = RadiusMarginL2(X, y, RBFKernel(), tol=1e-9).evaluate(theta)
+        half = RadiusMarginL2Half(X, y, RBFKernel(), tol=1e-9).evaluate(theta)
+        assert half.info["R2"] > 0.5
+        assert half.value <= tilde.value * (1 + 1e-9)
+
+
+def test_warm_start_reaches_cold_value(data):
+    X, y = data
+    warm = RadiusMarginL1(X, y, RBFKernel(), tol=1e-9)
+    path = [np.array([0.0, 0.0]), np.array([0.3, 0.3]), np.array([0.2, 0.6])]
+    for theta in path:
+        v_warm = warm.fun(theta)
+        v_cold = RadiusMarginL1(X, y, RBFKernel(), tol=1e-9, warm_start=False).fun(theta)
+        np.testing.assert_allclose(v_warm, v_cold, rtol=1e-7)
+    assert warm.n_trainings == len(path)
+
+
+def test_registry_errors(data):
+    X, y = data
+    with pytest.raises(ValueError, match="unknown criterion 'nope'.*valid criteria:.*rm-l1"):
+        criterion_class("nope")
+    with pytest.raises(ValueError, match="L2-SVM.*loss='l1'"):
+        criterion_class("rm-l2", "l1")
+    assert criterion_class("radius-margin", "l1") is RadiusMarginL1
+    assert criterion_class("radius-margin", "l2") is RadiusMarginL2
+    with pytest.raises(ValueError, match="delta must be"):
+        RadiusMarginL1(X, y, RBFKernel(), delta=0.0)
+    with pytest.raises(ValueError, match="theta must have 2 entries"):
+        RadiusMarginL1(X, y, RBFKernel()).fun(np.zeros(3))
