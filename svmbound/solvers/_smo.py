@@ -95,10 +95,106 @@ def _get_row(i, X, sq, y, code, gamma, coef0, degree, scale, shift,
 
 
 @njit(cache=True, nogil=True)
-def smo(X, sq, y, p, ub, alpha, code, gamma, coef0, degree, scale, shift, tol, max_iter, n_slots):
-    """Solve the QP in place on ``alpha`` (which must be feasible).
+def _select(act, m, y, G, alpha, ub, QD, X, sq, code, gamma, coef0, degree, scale, shift,
+            buf, slot_of, row_of, last_used, state):
+    """Second-order working-set selection (WSS 2 of Fan, Chen & Lin) over act[:m].
 
-    Returns (G, n_iter, violation, n_kernel_rows): G = Qa + p is the final gradient.
+    Returns (i, j, Gmax + Gmax2); j = −1 when no pair improves.
+    """
+    Gmax = -np.inf
+    Gmax2 = -np.inf
+    i = -1
+    for k in range(m):
+        t = act[k]
+        if y[t] > 0:
+            if alpha[t] < ub[t] and -G[t] >= Gmax:
+                Gmax = -G[t]
+                i = t
+        else:
+            if alpha[t] > 0.0 and G[t] >= Gmax:
+                Gmax = G[t]
+                i = t
+    j = -1
+    if i < 0:
+        return i, j, -np.inf
+    obj_diff_min = np.inf
+    Qi = _get_row(i, X, sq, y, code, gamma, coef0, degree, scale, shift,
+                  buf, slot_of, row_of, last_used, state)
+    yi = y[i]
+    QDi = QD[i]
+    for k in range(m):
+        t = act[k]
+        if y[t] > 0:
+            if alpha[t] > 0.0:
+                Gt = G[t]
+                if Gt >= Gmax2:
+                    Gmax2 = Gt
+                grad_diff = Gmax + Gt
+                if grad_diff > 0.0:
+                    quad = QDi + QD[t] - 2.0 * yi * Qi[t]
+                    if quad <= 0.0:
+                        quad = TAU
+                    obj_diff = -(grad_diff * grad_diff) / quad
+                    if obj_diff <= obj_diff_min:
+                        j = t
+                        obj_diff_min = obj_diff
+        else:
+            if alpha[t] < ub[t]:
+                Gt = -G[t]
+                if Gt >= Gmax2:
+                    Gmax2 = Gt
+                grad_diff = Gmax + Gt
+                if grad_diff > 0.0:
+                    quad = QDi + QD[t] + 2.0 * yi * Qi[t]
+                    if quad <= 0.0:
+                        quad = TAU
+                    obj_diff = -(grad_diff * grad_diff) / quad
+                    if obj_diff <= obj_diff_min:
+                        j = t
+                        obj_diff_min = obj_diff
+    return i, j, Gmax + Gmax2
+
+
+@njit(cache=True, nogil=True)
+def _reconstruct(act, m, n, G, G_bar, p, alpha, ub, X, sq, y, code, gamma, coef0, degree,
+                 scale, shift, buf, slot_of, row_of, last_used, state):
+    """Recompute G on the shrunk variables act[m:]: G = Ḡ + p + Σ_{free j} α_j Q_j (LIBSVM's
+    reconstruct_gradient; Ḡ_k = Σ_{α_j = u_j} u_j Q_jk)."""
+    if m == n:
+        return
+    for k in range(m, n):
+        t = act[k]
+        G[t] = G_bar[t] + p[t]
+    for k in range(m):
+        jj = act[k]
+        aj = alpha[jj]
+        if aj > 0.0 and aj < ub[jj]:
+            Qj = _get_row(jj, X, sq, y, code, gamma, coef0, degree, scale, shift,
+                          buf, slot_of, row_of, last_used, state)
+            for kk in range(m, n):
+                t = act[kk]
+                G[t] += aj * Qj[t]
+
+
+@njit(cache=True, nogil=True)
+def _be_shrunk(t, y, G, alpha, ub, Gmax1, Gmax2):
+    if alpha[t] >= ub[t]:
+        if y[t] > 0:
+            return -G[t] > Gmax1
+        return -G[t] > Gmax2
+    if alpha[t] <= 0.0:
+        if y[t] > 0:
+            return G[t] > Gmax2
+        return G[t] > Gmax1
+    return False
+
+
+@njit(cache=True, nogil=True)
+def smo(X, sq, y, p, ub, alpha, code, gamma, coef0, degree, scale, shift, tol, max_iter, n_slots,
+        shrinking=True):
+    """Solve the QP in place on ``alpha`` (which must be feasible), with LIBSVM's shrinking.
+
+    Returns (G, n_iter, violation, n_kernel_rows): G = Qa + p is the final (full) gradient.
     """
     n = y.shape[0]
     buf = np.empty((n_slots, n))
@@ -112,6 +208,7 @@ def smo(X, sq, y, p, ub, alpha, code, gamma, coef0, degree, scale, shift, tol, m
         QD[i] = scale * (QD[i] + shift)
 
     G = p.copy()
+    G_bar = np.zeros(n)
     for i in range(n):
         if alpha[i] != 0.0:
             Qi = _get_row(i, X, sq, y, code, gamma, coef0, degree, scale, shift,
@@ -119,58 +216,62 @@ def smo(X, sq, y, p, ub, alpha, code, gamma, coef0, degree, scale, shift, tol, m
             ai = alpha[i]
             for k in range(n):
                 G[k] += ai * Qi[k]
+            if alpha[i] >= ub[i]:
+                for k in range(n):
+                    G_bar[k] += ub[i] * Qi[k]
 
+    act = np.arange(n)
+    m = n
+    unshrink = False
+    counter = min(n, 1000) + 1
     n_iter = 0
     violation = np.inf
     while True:
-        # ---- working set selection (WSS 2 of Fan, Chen & Lin) ----
-        Gmax = -np.inf
-        Gmax2 = -np.inf
-        i = -1
-        for t in range(n):
-            if y[t] > 0:
-                if alpha[t] < ub[t] and -G[t] >= Gmax:
-                    Gmax = -G[t]
-                    i = t
-            else:
-                if alpha[t] > 0.0 and G[t] >= Gmax:
-                    Gmax = G[t]
-                    i = t
-        j = -1
-        obj_diff_min = np.inf
-        if i >= 0:
-            Qi = _get_row(i, X, sq, y, code, gamma, coef0, degree, scale, shift,
-                          buf, slot_of, row_of, last_used, state)
-            for t in range(n):
+        counter -= 1
+        if shrinking and counter == 0:
+            counter = min(n, 1000)
+            # ---- shrinking (LIBSVM do_shrinking) ----
+            Gmax1 = -np.inf
+            Gmax2 = -np.inf
+            for k in range(m):
+                t = act[k]
                 if y[t] > 0:
-                    if alpha[t] > 0.0:
-                        grad_diff = Gmax + G[t]
-                        if G[t] >= Gmax2:
-                            Gmax2 = G[t]
-                        if grad_diff > 0.0:
-                            quad = QD[i] + QD[t] - 2.0 * y[i] * Qi[t]
-                            if quad <= 0.0:
-                                quad = TAU
-                            obj_diff = -(grad_diff * grad_diff) / quad
-                            if obj_diff <= obj_diff_min:
-                                j = t
-                                obj_diff_min = obj_diff
+                    if alpha[t] < ub[t] and -G[t] >= Gmax1:
+                        Gmax1 = -G[t]
+                    if alpha[t] > 0.0 and G[t] >= Gmax2:
+                        Gmax2 = G[t]
                 else:
-                    if alpha[t] < ub[t]:
-                        grad_diff = Gmax - G[t]
-                        if -G[t] >= Gmax2:
-                            Gmax2 = -G[t]
-                        if grad_diff > 0.0:
-                            quad = QD[i] + QD[t] + 2.0 * y[i] * Qi[t]
-                            if quad <= 0.0:
-                                quad = TAU
-                            obj_diff = -(grad_diff * grad_diff) / quad
-                            if obj_diff <= obj_diff_min:
-                                j = t
-                                obj_diff_min = obj_diff
-        violation = Gmax + Gmax2
+                    if alpha[t] < ub[t] and -G[t] >= Gmax2:
+                        Gmax2 = -G[t]
+                    if alpha[t] > 0.0 and G[t] >= Gmax1:
+                        Gmax1 = G[t]
+            if not unshrink and Gmax1 + Gmax2 <= tol * 10.0:
+                unshrink = True
+                _reconstruct(act, m, n, G, G_bar, p, alpha, ub, X, sq, y, code, gamma, coef0,
+                             degree, scale, shift, buf, slot_of, row_of, last_used, state)
+                m = n
+            k = 0
+            while k < m:
+                if _be_shrunk(act[k], y, G, alpha, ub, Gmax1, Gmax2):
+                    m -= 1
+                    tmp = act[k]
+                    act[k] = act[m]
+                    act[m] = tmp
+                else:
+                    k += 1
+
+        i, j, violation = _select(act, m, y, G, alpha, ub, QD, X, sq, code, gamma, coef0, degree,
+                                  scale, shift, buf, slot_of, row_of, last_used, state)
         if violation < tol or j == -1 or n_iter >= max_iter:
-            break
+            # optimal on the active set: check on the whole set
+            _reconstruct(act, m, n, G, G_bar, p, alpha, ub, X, sq, y, code, gamma, coef0,
+                         degree, scale, shift, buf, slot_of, row_of, last_used, state)
+            m = n
+            i, j, violation = _select(act, m, y, G, alpha, ub, QD, X, sq, code, gamma, coef0,
+                                      degree, scale, shift, buf, slot_of, row_of, last_used, state)
+            if violation < tol or j == -1 or n_iter >= max_iter:
+                break
+            counter = 1
         n_iter += 1
 
         # ---- two-variable update (LIBSVM Solver::Solve) ----
@@ -233,8 +334,20 @@ def smo(X, sq, y, p, ub, alpha, code, gamma, coef0, degree, scale, shift, tol, m
                     alpha[j] = total
         dai = alpha[i] - old_i
         daj = alpha[j] - old_j
-        for k in range(n):
-            G[k] += Qi[k] * dai + Qj[k] * daj
+        for k in range(m):
+            t = act[k]
+            G[t] += Qi[t] * dai + Qj[t] * daj
+        # keep Ḡ (the bounded variables' part of G) for gradient reconstruction
+        ui_old = old_i >= Ci
+        if ui_old != (alpha[i] >= Ci):
+            sgn = Ci if not ui_old else -Ci
+            for k in range(n):
+                G_bar[k] += sgn * Qi[k]
+        uj_old = old_j >= Cj
+        if uj_old != (alpha[j] >= Cj):
+            sgn = Cj if not uj_old else -Cj
+            for k in range(n):
+                G_bar[k] += sgn * Qj[k]
     return G, n_iter, violation, state[2]
 
 
