@@ -2,8 +2,9 @@
 
 from .kernels import LinearKernel, PolynomialKernel, RBFKernel, make_kernel
 from .solvers import solve_radius, solve_svm_dual
+from .estimators import BoundSVC
 
 __version__ = "0.1.0"
 
-__all__ = ["LinearKernel", "PolynomialKernel", "RBFKernel", "make_kernel",
+__all__ = ["BoundSVC", "LinearKernel", "PolynomialKernel", "RBFKernel", "make_kernel",
            "solve_svm_dual", "solve_radius", "__version__"]

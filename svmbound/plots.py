@@ -1,0 +1,44 @@
+"""Contour maps of a criterion over (ln C, ln σ²) with the search path drawn on them, and the
+test-error map beside it (as Chung Fig. 2–3, Chapelle Fig. 1)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def plot_contours(grid, file, *, path=None, final=None, title="criterion"):
+    """Write a PNG: criterion contours (left) and, if ``grid.test_error`` exists, test error
+    contours (right). ``path`` is a sequence of accepted θ = (ln C, ln σ²) points; ``final`` the
+    chosen point. Returns the file name."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = [("value", grid.values, title)]
+    if grid.test_error is not None:
+        panels.append(("test", 100.0 * grid.test_error, "test error (%)"))
+    fig, axes = plt.subplots(1, len(panels), figsize=(6.2 * len(panels), 5.0), squeeze=False)
+    CC, SS = np.meshgrid(grid.log_C, grid.log_sigma2)
+    for ax, (kind, Z, label) in zip(axes[0], panels):
+        Zp = np.log10(np.maximum(Z, 1e-300)) if kind == "value" else Z
+        cs = ax.contourf(CC, SS, Zp, levels=20, cmap="viridis")
+        ax.contour(CC, SS, Zp, levels=20, colors="k", linewidths=0.3)
+        fig.colorbar(cs, ax=ax, label=("log10 " + label) if kind == "value" else label)
+        if path is not None and len(path):
+            P = np.asarray(path, dtype=float)
+            ax.plot(P[:, 0], P[:, 1], "o-", color="red", ms=3, lw=1.2, label="search path")
+            ax.plot(P[0, 0], P[0, 1], "s", color="white", mec="k", ms=6, label="start")
+        if final is not None:
+            ax.plot(final[0], final[1], "*", color="orange", mec="k", ms=14, label="chosen")
+        i, j = np.unravel_index(np.nanargmin(Z), Z.shape)
+        ax.plot(grid.log_C[j], grid.log_sigma2[i], "x", color="white", ms=9, mew=2,
+                label="grid minimum")
+        ax.set_xlabel("ln C")
+        ax.set_ylabel("ln σ²")
+        ax.set_title(label)
+        ax.legend(loc="best", fontsize=7)
+    fig.tight_layout()
+    fig.savefig(file, dpi=110)
+    plt.close(fig)
+    return file

@@ -1,0 +1,79 @@
+"""Grid evaluation of any criterion over (ln C, ln σ²), for contour maps (Chung Fig. 1–3,
+Chapelle Fig. 1) and for grid search.
+
+Points are visited row by row in a snake order (ln C ascending, then descending on the next
+ln σ² row), so every solve is warm-started from a neighbouring grid point. With a test set, the
+test error of the SVM trained at each point is recorded too (the map beside the criterion's).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..solvers import decision_function
+
+
+@dataclass
+class GridResult:
+    log_C: np.ndarray            # (n_C,)
+    log_sigma2: np.ndarray       # (n_s,)
+    values: np.ndarray           # (n_s, n_C) criterion values
+    test_error: np.ndarray | None  # (n_s, n_C) test error rates, or None
+    n_sv: np.ndarray             # (n_s, n_C)
+    time_s: float
+    n_evaluations: int
+
+    @property
+    def argmin(self) -> tuple[float, float]:
+        """(ln C, ln σ²) of the smallest criterion value."""
+        i, j = np.unravel_index(np.nanargmin(self.values), self.values.shape)
+        return float(self.log_C[j]), float(self.log_sigma2[i])
+
+
+def grid_range(start: float, stop: float, step: float) -> np.ndarray:
+    """Inclusive range start, start+step, …, stop (grid.py style; step may be negative)."""
+    if step == 0 or not np.isfinite(step):
+        raise ValueError(f"grid step must be a finite non-zero number, got {step!r}")
+    if (stop - start) * step < 0:
+        raise ValueError(f"grid range {start}..{stop} cannot be reached with step {step}")
+    n = int(np.floor((stop - start) / step + 1e-9)) + 1
+    return start + step * np.arange(n)
+
+
+def evaluate_grid(criterion, log_C, log_sigma2, X_test=None, y_test=None,
+                  progress=None) -> GridResult:
+    """Evaluate ``criterion`` (two parameters: ln C and one kernel parameter) on the grid.
+
+    y_test must be in {−1, +1}. ``progress(k, total)`` is called after each point.
+    """
+    log_C = np.asarray(log_C, dtype=float)
+    log_s = np.asarray(log_sigma2, dtype=float)
+    if criterion.n_params != 2:
+        raise ValueError("grid evaluation needs a criterion with exactly two parameters "
+                         f"(ln C and one kernel parameter), got {criterion.param_names}")
+    t0 = time.perf_counter()
+    values = np.full((log_s.size, log_C.size), np.nan)
+    n_sv = np.zeros((log_s.size, log_C.size), dtype=int)
+    err = None if X_test is None else np.full_like(values, np.nan)
+    total = values.size
+    k = 0
+    for i, ls in enumerate(log_s):
+        cols = range(log_C.size) if i % 2 == 0 else range(log_C.size - 1, -1, -1)
+        for j in cols:
+            theta = np.array([log_C[j], ls])
+            ev = criterion.evaluate(theta, need_grad=False)
+            values[i, j] = ev.value
+            sol = criterion._svm_prev
+            n_sv[i, j] = sol.support.size
+            if err is not None:
+                _, kernel = criterion.split_theta(theta)
+                f = decision_function(criterion.X, criterion.y, sol.alpha, sol.b, kernel, X_test)
+                err[i, j] = float(np.mean(np.where(f > 0, 1.0, -1.0) != y_test))
+            k += 1
+            if progress is not None:
+                progress(k, total)
+    return GridResult(log_C=log_C, log_sigma2=log_s, values=values, test_error=err, n_sv=n_sv,
+                      time_s=time.perf_counter() - t0, n_evaluations=total)

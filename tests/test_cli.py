@@ -1,0 +1,71 @@
+"""The command line: JSON fields, summary, plot file, errors with exit code 2."""
+
+import json
+
+import numpy as np
+import pytest
+from sklearn.datasets import dump_svmlight_file, make_classification
+
+from svmbound.cli import main
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cli")
+    X, y = make_classification(n_samples=160, n_features=4, n_informative=3, n_redundant=0,
+                               random_state=0)
+    y = np.where(y == 1, 1, -1)
+    dump_svmlight_file(X[:100] * 10 + 3, y[:100], str(d / "train.txt"))
+    dump_svmlight_file(X[100:] * 10 + 3, y[100:], str(d / "test.txt"))
+    Xw = np.hstack([X[100:], np.ones((60, 2))])
+    dump_svmlight_file(Xw, y[100:], str(d / "wide.txt"))
+    (d / "bad.txt").write_text("+1 1:0.5 2:1\n-1 1:0.2 2:x\n")
+    return d
+
+
+def test_tune_json_has_the_documented_fields(files, capsys):
+    code = main(["tune", str(files / "train.txt"), "--test", str(files / "test.txt"), "--scale",
+                 "--json", "--quiet", "--max-iter", "5"])
+    assert code == 0
+    r = json.loads(capsys.readouterr().out)
+    for key in ("C", "gamma", "sigma2", "log_C", "log_sigma2", "criterion", "value", "nfev",
+                "njev", "n_sv", "train_accuracy", "test_accuracy", "time_s", "path"):
+        assert key in r, key
+    assert np.isclose(r["C"], np.exp(r["log_C"]))
+    assert np.isclose(r["gamma"], 1 / (2 * r["sigma2"]))
+    assert len(r["path"]) == r["nfev"]
+    assert r["path"][0]["x"] == [0.0, 0.0]
+    assert r["criterion"] == "rm-l2"
+
+
+def test_tune_summary_and_plot(files, capsys, tmp_path):
+    png = tmp_path / "c.png"
+    code = main(["tune", str(files / "train.txt"), "--test", str(files / "test.txt"), "--scale",
+                 "--loss", "l1", "--plot", str(png), "--grid-log-c", "-4", "4", "2",
+                 "--grid-log-sigma2", "-4", "4", "2", "--max-iter", "5"])
+    assert code == 0
+    out = capsys.readouterr()
+    assert "rm-l1" in out.out and "test     accuracy" in out.out
+    assert "[svmbound]" in out.err  # progress on stderr
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("args, match", [
+    (["--test", "{d}/wide.txt"], "has 6 features but the training file"),
+    (["--start", "12", "0"], "outside the box"),
+    (["--criterion", "nope"], "unknown criterion 'nope'"),
+    (["--kernel", "nope"], "unknown kernel 'nope'"),
+    (["--search", "nope"], "unknown search 'nope'"),
+])
+def test_tune_errors(files, capsys, args, match):
+    args = [a.format(d=files) for a in args]
+    assert main(["tune", str(files / "train.txt"), "--quiet"] + args) == 2
+    assert match in capsys.readouterr().err
+
+
+def test_unreadable_file_names_the_line(files, capsys):
+    assert main(["tune", str(files / "bad.txt")]) == 2
+    err = capsys.readouterr().err
+    assert "line 2" in err and "bad.txt" in err
+    assert main(["tune", str(files / "missing.txt")]) == 2
+    assert "missing.txt" in capsys.readouterr().err
