@@ -6,7 +6,8 @@ import pytest
 from sklearn.datasets import make_classification
 from sklearn.preprocessing import StandardScaler
 
-from svmbound.criteria import (CRITERIA, RadiusMarginL1, RadiusMarginL2, RadiusMarginL2Half,
+from svmbound.criteria import (CRITERIA, DuanL1, RadiusMarginL1, RadiusMarginL1Alpha,
+                               RadiusMarginL1Sum, RadiusMarginL2Quarter, RadiusMarginL2, RadiusMarginL2Half,
                                criterion_class, make_criterion)
 from svmbound.kernels import PolynomialKernel, RBFKernel
 
@@ -31,7 +32,10 @@ def central_fd(crit, theta, h=1e-5):
 POINTS = [(0.0, 0.0), (2.0, 1.5), (-3.0, 2.5), (9.5, 1.0), (-9.5, 0.5), (5.0, -1.5), (1.0, 9.0)]
 
 
-@pytest.mark.parametrize("name", sorted(CRITERIA))
+DIFFERENTIABLE = sorted(n for n, c in CRITERIA.items() if c.differentiable)
+
+
+@pytest.mark.parametrize("name", DIFFERENTIABLE)
 @pytest.mark.parametrize("theta", POINTS)
 def test_gradient_matches_finite_differences(data, name, theta):
     X, y = data
@@ -123,3 +127,60 @@ def test_registry_errors(data):
         RadiusMarginL1(X, y, RBFKernel(), delta=0.0)
     with pytest.raises(ValueError, match="theta must have 2 entries"):
         RadiusMarginL1(X, y, RBFKernel()).fun(np.zeros(3))
+
+
+def test_l1_heuristic_bounds_match_their_formulas(data):
+    """(1.9), (3.1), (3.2) recomputed from R² (independent QP) and the primal slacks."""
+    from scipy.optimize import minimize
+
+    X, y = data
+    X, y = X[:40], y[:40]
+    C, kern = np.exp(0.3), RBFKernel(np.exp(0.8))
+    theta = np.array([0.3, 0.8])
+    K = kern.block(X)
+    # R² by a generic QP (SLSQP) — independent of our SMO
+    cons = ({"type": "eq", "fun": lambda b: b.sum() - 1.0},)
+    r = minimize(lambda b: -(b @ np.diag(K) - b @ K @ b), np.full(40, 1 / 40), method="SLSQP",
+                 bounds=[(0, None)] * 40, constraints=cons, options={"ftol": 1e-14, "maxiter": 500})
+    r2 = -r.fun
+    crit = DuanL1(X, y, RBFKernel(), tol=1e-10)
+    ev = crit.evaluate(theta)
+    sol = crit._svm_prev
+    xi = np.maximum(0, 1 - y * (K @ (sol.alpha * y) + sol.b))
+    ea = sol.alpha.sum()
+    np.testing.assert_allclose(ev.info["R2"], r2, rtol=1e-6)
+    np.testing.assert_allclose(ev.value, 4 * r2 * ea + xi.sum(), rtol=1e-5)
+    np.testing.assert_allclose(RadiusMarginL1Sum(X, y, RBFKernel(), tol=1e-10).fun(theta),
+                               r2 * ea + xi.sum(), rtol=1e-5)
+    np.testing.assert_allclose(RadiusMarginL1Alpha(X, y, RBFKernel(), tol=1e-10).fun(theta),
+                               (r2 + 1 / C) * ea, rtol=1e-5)
+    assert ev.grad is None
+    with pytest.raises(ValueError, match="not differentiable; use the grid or annealing"):
+        crit.grad(theta)
+
+
+def test_sigma_to_infinity_limits(data):
+    """Chung §2: as σ → ∞, R̃²‖w̃‖² → 4l₁l₂/(l₁+l₂), (2.5) → 2l₁l₂/(l₁+l₂), (2.7) → l₁l₂/(l₁+l₂)."""
+    X, y = data
+    l1, l2 = (y > 0).sum(), (y < 0).sum()
+    base = l1 * l2 / (l1 + l2)
+    theta = np.array([0.0, 25.0])
+    tilde = RadiusMarginL2(X, y, RBFKernel(), tol=1e-10).fun(theta)
+    half = RadiusMarginL2Half(X, y, RBFKernel(), tol=1e-10).fun(theta)
+    quarter = RadiusMarginL2Quarter(X, y, RBFKernel(), tol=1e-10).fun(theta)
+    np.testing.assert_allclose(tilde, 4 * base * (1 - 1 / len(y)), rtol=1e-4)
+    np.testing.assert_allclose(half, 2 * base, rtol=1e-4)
+    np.testing.assert_allclose(quarter, base, rtol=1e-4)
+
+
+def test_optimal_c_decreases_with_tighter_l2_bound(data):
+    """Chung §2: from R̃² to R² + 0.5/C to R² + 0.25/C (σ fixed) the minimising C decreases."""
+    X, y = data
+    grid = np.linspace(-6, 8, 57)
+    best = []
+    for cls in (RadiusMarginL2, RadiusMarginL2Half, RadiusMarginL2Quarter):
+        crit = cls(X, y, RBFKernel(), tol=1e-8)
+        vals = [crit.fun(np.array([c, 1.0])) for c in grid]
+        best.append(grid[int(np.argmin(vals))])
+    assert best[0] >= best[1] >= best[2]
+    assert best[0] > best[2]

@@ -6,13 +6,17 @@ L1: (R² + Δ/C)(‖w‖² + 2CΣξ), Chung 3.3).
 """
 
 from .base import Criterion, Evaluation
-from .radius_margin import (RadiusMarginL1, RadiusMarginL2, RadiusMarginL2Half,
+from .radius_margin import (DuanL1, RadiusMarginL1, RadiusMarginL1Alpha, RadiusMarginL1Half,
+                            RadiusMarginL1Sum, RadiusMarginL2, RadiusMarginL2Half,
                             RadiusMarginL2Quarter)
 
 CRITERIA = {c.name: c for c in (RadiusMarginL2, RadiusMarginL2Half, RadiusMarginL2Quarter,
-                                RadiusMarginL1)}
+                                RadiusMarginL1, RadiusMarginL1Half, DuanL1, RadiusMarginL1Sum,
+                                RadiusMarginL1Alpha)}
 DEFAULT_CRITERION = {"l2": "rm-l2", "l1": "rm-l1"}
-ALIASES = ("radius-margin",)
+#: Other names: "radius-margin" resolves by loss; Acevedo et al.'s L1BOUND1–3.
+ALIAS_TARGETS = {"l1bound1": "rm-l1-1.9", "l1bound2": "rm-l1-3.2", "l1bound3": "rm-l1"}
+ALIASES = ("radius-margin",) + tuple(ALIAS_TARGETS)
 
 
 def criterion_class(name: str, loss: str | None = None) -> type:
@@ -21,6 +25,7 @@ def criterion_class(name: str, loss: str | None = None) -> type:
         if loss not in DEFAULT_CRITERION:
             raise ValueError(f"unknown loss {loss!r}; valid losses: l1, l2")
         name = DEFAULT_CRITERION[loss]
+    name = ALIAS_TARGETS.get(name, name)
     if name not in CRITERIA:
         valid = ", ".join(list(ALIASES) + sorted(CRITERIA))
         raise ValueError(f"unknown criterion {name!r}; valid criteria: {valid}")
@@ -35,4 +40,5 @@ def make_criterion(name: str, X, y, kernel, *, loss: str | None = None, **kw) ->
 
 
 __all__ = ["Criterion", "Evaluation", "CRITERIA", "criterion_class", "make_criterion",
-           "RadiusMarginL1", "RadiusMarginL2", "RadiusMarginL2Half", "RadiusMarginL2Quarter"]
+           "RadiusMarginL1", "RadiusMarginL1Half", "RadiusMarginL2", "RadiusMarginL2Half",
+           "RadiusMarginL2Quarter", "DuanL1", "RadiusMarginL1Sum", "RadiusMarginL1Alpha"]

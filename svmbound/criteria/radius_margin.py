@@ -115,3 +115,68 @@ class RadiusMarginL1(Criterion):
         d_primal = np.concatenate([[2.0 * C * xi_sum], self.margin_gradient(kernel, svm)])
         d_radius = np.concatenate([[-self.delta / C], self.radius_gradient(kernel, rad)])
         return value, d_radius * primal2 + radius_term * d_primal, info
+
+
+class RadiusMarginL1Half(RadiusMarginL1):
+    """(3.3) with Δ = 0.5 (Chung Table 3.1, last row)."""
+
+    name = "rm-l1-0.5"
+    formula = "(R^2 + 0.5/C)(||w||^2 + 2 C sum xi)"
+    source = "Chung et al. eq. 3.3 with Delta = 0.5"
+
+    def __init__(self, X, y, kernel, *, delta: float = 0.5, **kw):
+        super().__init__(X, y, kernel, delta=delta, **kw)
+
+
+class _L1Heuristic(Criterion):
+    """Non-differentiable L1 bounds built from R², eᵀα and Σξ = (eᵀα − ‖w‖²)/C (Chung 1.6)."""
+
+    loss = "l1"
+    differentiable = False
+    needs_radius = True
+
+    def _combine(self, r2, e_alpha, xi_sum, C):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _compute(self, C, kernel, need_grad):
+        svm = self.solve_svm(C, kernel)
+        rad = self.solve_radius(kernel, shift=0.0)
+        e_alpha = float(svm.alpha.sum())
+        w2 = svm.w2
+        xi_sum = (e_alpha - w2) / C
+        info = _svm_info(svm, rad)
+        info.update(w2=w2, xi_sum=xi_sum, e_alpha=e_alpha)
+        return self._combine(rad.r2, e_alpha, xi_sum, C), None, info
+
+
+class DuanL1(_L1Heuristic):
+    """D² eᵀα + Σξ with D² = 4R² (Chung 1.9; Duan, Keerthi & Poo; Acevedo's L1BOUND1)."""
+
+    name = "rm-l1-1.9"
+    formula = "D^2 e'alpha + sum xi, D^2 = 4 R^2"
+    source = "Chung et al. eq. 1.9 (Duan et al.); Acevedo et al. L1BOUND1"
+
+    def _combine(self, r2, e_alpha, xi_sum, C):
+        return 4.0 * r2 * e_alpha + xi_sum
+
+
+class RadiusMarginL1Sum(_L1Heuristic):
+    """R² eᵀα + Σξ (Chung 3.1)."""
+
+    name = "rm-l1-3.1"
+    formula = "R^2 e'alpha + sum xi"
+    source = "Chung et al. eq. 3.1"
+
+    def _combine(self, r2, e_alpha, xi_sum, C):
+        return r2 * e_alpha + xi_sum
+
+
+class RadiusMarginL1Alpha(_L1Heuristic):
+    """(R² + 1/C) eᵀα (Chung 3.2; Acevedo's L1BOUND2)."""
+
+    name = "rm-l1-3.2"
+    formula = "(R^2 + 1/C) e'alpha"
+    source = "Chung et al. eq. 3.2; Acevedo et al. L1BOUND2"
+
+    def _combine(self, r2, e_alpha, xi_sum, C):
+        return (r2 + 1.0 / C) * e_alpha
