@@ -56,6 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="scale features to [-1, 1] like svm-scale (fitted on train)")
     _add_tune_options(tune)
 
+    crit = sub.add_parser("criteria", help="list every model-selection criterion")
+    crit.add_argument("--json", action="store_true", help="print a JSON list of objects")
+
     demo = sub.add_parser("demo", help="tune on scikit-learn's breast-cancer data (built in)")
     _add_tune_options(demo)
     demo.set_defaults(plot="svmbound-demo.png")
@@ -91,8 +94,11 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
     from .search.grid import evaluate_grid, grid_range
 
     t0 = time.perf_counter()
+    grid_spec = None
+    if args.search == "grid":
+        grid_spec = {"log_C": tuple(args.grid_log_c), "log_sigma2": tuple(args.grid_log_sigma2)}
     est = BoundSVC(loss=args.loss, criterion=args.criterion, kernel=args.kernel,
-                   search=args.search, start=args.start, degree=args.degree, tol=args.tol,
+                   search=args.search, start=args.start, grid=grid_spec, degree=args.degree, tol=args.tol,
                    max_iter=args.max_iter, cache_size=args.cache_size,
                    random_state=args.random_state, verbose=0 if args.quiet else 1)
     if args.plot:  # validate grid options before the (possibly long) search
@@ -130,6 +136,8 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
         yt_pm = None if yt is None else np.where(yt == est.classes_[1], 1.0, -1.0)
         grid = evaluate_grid(crit, gc, gs, Xt, yt_pm)
         accepted = [p["x"] for p in report["path"] if p["accepted"]]
+        if args.search == "grid":
+            accepted = None  # the grid minimum is marked on the map already
         plot_contours(grid, args.plot, path=accepted, final=est.best_theta_[:2],
                       title=f"{est.criterion_name_} ({args.loss.upper()}-SVM)")
         report["plot"] = args.plot
@@ -162,6 +170,26 @@ def summary(r: dict) -> str:
     return "\n".join(lines)
 
 
+def criteria_table(as_json: bool) -> str:
+    from .criteria import ALIAS_TARGETS
+
+    rows = [cls.describe() for cls in CRITERIA.values()]
+    aliases = {v: k for k, v in ALIAS_TARGETS.items()}
+    for r in rows:
+        r["alias"] = aliases.get(r["name"])
+    if as_json:
+        return json.dumps(rows)
+    width = max(len(r["formula"]) for r in rows) + 2
+    head = f"{'name':<22}{'loss':<6}{'grad':<6}{'formula':<{width}}source"
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        name = r["name"] + (f" ({r['alias']})" if r["alias"] else "")
+        lines.append(f"{name:<22}{r['loss']:<6}{'yes' if r['differentiable'] else 'no':<6}"
+                     f"{r['formula']:<{width}}{r['source']}")
+    lines.append("'radius-margin' picks rm-l2 for --loss l2 and rm-l1 for --loss l1.")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -169,6 +197,8 @@ def main(argv=None) -> int:
         if args.command == "tune":
             X, y, Xt, yt = load_train_test(args.train, args.test, args.scale)
             run_tune(args, X, y, Xt, yt)
+        elif args.command == "criteria":
+            print(criteria_table(args.json))
         elif args.command == "demo":
             from .datasets import load_demo
 

@@ -22,7 +22,7 @@ from .kernels import KERNELS, make_kernel
 from .solvers import DEFAULT_CACHE_MB, solve_svm_dual, warm_start_alpha
 from .solvers.svm import check_loss
 
-SEARCHES = ("bfgs",)
+SEARCHES = ("bfgs", "grid")
 
 #: Default box per tuned parameter (Chung §4.2: [−10, 10] for ln C and ln σ²).
 DEFAULT_BOUNDS = {"log_C": (-10.0, 10.0), "log_sigma2": (-10.0, 10.0), "coef0": (0.0, 10.0)}
@@ -86,8 +86,11 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         'radius-margin' (the default bound of the loss) or a criterion name from
         ``svmbound.criteria.CRITERIA``.
     kernel : 'rbf' | 'linear' | 'poly'
-    search : 'bfgs'
-        Projected BFGS of Chung §4.2.
+    search : 'bfgs' | 'grid'
+        Projected BFGS of Chung §4.2, or an exhaustive grid over (ln C, kernel parameter).
+    grid : dict or None
+        For search='grid': {"log_C": (begin, end, step), "<kernel param>": (begin, end, step)};
+        default: the box with step 1.
     start : array or None
         Start point in θ = (ln C, kernel θ); default (0, 0) for the RBF kernel.
     bounds : (lower, upper) or one pair per parameter, or None for [−10, 10] (Chung §4.2).
@@ -106,7 +109,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, loss="l2", criterion="radius-margin", kernel="rbf", search="bfgs",
-                 start=None, bounds=None, degree=3, coef0=1.0, tol=1e-6, max_iter=100,
+                 start=None, bounds=None, grid=None, degree=3, coef0=1.0, tol=1e-6, max_iter=100,
                  cache_size=DEFAULT_CACHE_MB, random_state=None, verbose=0):
         self.loss = loss
         self.criterion = criterion
@@ -114,6 +117,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         self.search = search
         self.start = start
         self.bounds = bounds
+        self.grid = grid
         self.degree = degree
         self.coef0 = coef0
         self.tol = tol
@@ -141,8 +145,22 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         kernel = base_kernel(self.kernel, self.degree, self.coef0)
         return cls(X, y_pm, kernel, tol=self.tol, cache_size=self.cache_size)
 
+    def _grid_axes(self, param_names, lower, upper):
+        from .search.grid import grid_range
+
+        if len(param_names) != 2:
+            raise ValueError(f"search='grid' needs exactly two parameters, the {self.kernel} "
+                             f"kernel gives {param_names}")
+        spec = {} if self.grid is None else dict(self.grid)
+        unknown = set(spec) - set(param_names)
+        if unknown:
+            raise ValueError(f"grid keys {sorted(unknown)} are not parameters; valid: {param_names}")
+        return [grid_range(*spec.get(p, (lo, hi, 1.0)))
+                for p, lo, hi in zip(param_names, lower, upper)]
+
     def fit(self, X, y):
         from .search import minimize_projected_bfgs
+        from .search.grid import minimize_grid
 
         t0 = time.perf_counter()
         X = check_X(X)
@@ -157,8 +175,12 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                 print(f"[svmbound] iter: theta={np.round(xk, 4).tolist()} value={fk:.6g} "
                       f"trainings={crit.n_trainings} {time.perf_counter() - t0:.1f}s",
                       file=sys.stderr, flush=True)
-        result = minimize_projected_bfgs(crit.fun, crit.grad, x0, lower, upper,
-                                         max_iter=self.max_iter, callback=callback)
+        if self.search == "grid":
+            axes = self._grid_axes(crit.param_names, lower, upper)
+            result = minimize_grid(crit, *axes)
+        else:
+            result = minimize_projected_bfgs(crit.fun, crit.grad, x0, lower, upper,
+                                             max_iter=self.max_iter, callback=callback)
         theta = np.asarray(result.x, dtype=float).copy()
         self.search_ = result
         self.criterion_name_ = crit.name
@@ -166,6 +188,8 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         # Chung §4.3: ln C at its upper bound with no bounded SV -> C = max α (same model).
         C, kernel = crit.split_theta(theta)
         prev = crit._svm_prev
+        if prev is not None and prev.alpha.shape != y_pm.shape:
+            prev = None  # the criterion trained on a subset (validation split, CV folds)
         final = solve_svm_dual(X, y_pm, kernel, C, loss=self.loss, tol=self.tol,
                                alpha0=None if prev is None else
                                warm_start_alpha(prev.alpha, y_pm, prev.C, C, self.loss),

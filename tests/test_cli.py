@@ -69,3 +69,25 @@ def test_unreadable_file_names_the_line(files, capsys):
     assert "line 2" in err and "bad.txt" in err
     assert main(["tune", str(files / "missing.txt")]) == 2
     assert "missing.txt" in capsys.readouterr().err
+
+
+def test_criteria_lists_every_registered_criterion(capsys):
+    from svmbound.criteria import CRITERIA
+
+    assert main(["criteria", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {r["name"] for r in rows} == set(CRITERIA)
+    assert all({"loss", "differentiable", "formula", "source"} <= set(r) for r in rows)
+    assert main(["criteria"]) == 0
+    assert "rm-l1-3.2 (l1bound2)" in capsys.readouterr().out
+
+
+def test_tune_grid_search(files, capsys):
+    code = main(["tune", str(files / "train.txt"), "--scale", "--json", "--quiet", "--loss", "l1",
+                 "--criterion", "l1bound1", "--search", "grid", "--grid-log-c", "-2", "2", "2",
+                 "--grid-log-sigma2", "-2", "2", "2"])
+    assert code == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["nfev"] == 9 and r["njev"] == 0
+    best = min(r["path"], key=lambda p: p["value"])
+    assert [r["log_C"], r["log_sigma2"]] == best["x"]

@@ -111,3 +111,25 @@ def test_bad_data_raise(cancer):
     clf = BoundSVC(max_iter=2).fit(X, y)
     with pytest.raises(ValueError, match="X has 5 features, but BoundSVC was fitted with 30"):
         clf.predict(Xt[:, :5])
+
+
+def test_grid_search_picks_the_grid_minimum_of_a_nondifferentiable_bound(cancer):
+    from svmbound.search.grid import evaluate_grid
+
+    X, y, _, _ = cancer
+    X, y = X[:120], y[:120]
+    grid = {"log_C": (-2.0, 4.0, 2.0), "log_sigma2": (0.0, 6.0, 2.0)}
+    clf = BoundSVC(loss="l1", criterion="l1bound2", search="grid", grid=grid).fit(X, y)
+    crit = make_criterion("rm-l1-3.2", X, np.where(y == 1, 1.0, -1.0), RBFKernel(), tol=1e-6)
+    ref = evaluate_grid(crit, np.arange(-2.0, 4.1, 2.0), np.arange(0.0, 6.1, 2.0))
+    assert clf.search_.nfev == 16 and clf.search_.njev == 0
+    np.testing.assert_allclose(clf.best_theta_, ref.argmin)
+    np.testing.assert_allclose(clf.best_value_, np.nanmin(ref.values), rtol=1e-6)
+
+
+def test_bfgs_refuses_a_nondifferentiable_bound(cancer):
+    X, y, _, _ = cancer
+    with pytest.raises(ValueError, match="'rm-l1-1.9' is not differentiable.*grid or annealing"):
+        BoundSVC(loss="l1", criterion="l1bound1").fit(X, y)
+    with pytest.raises(ValueError, match="grid keys \\['gamma'\\] are not parameters"):
+        BoundSVC(search="grid", grid={"gamma": (0, 1, 1)}).fit(X, y)

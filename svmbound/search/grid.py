@@ -25,6 +25,7 @@ class GridResult:
     n_sv: np.ndarray             # (n_s, n_C)
     time_s: float
     n_evaluations: int
+    path: list | None = None     # every evaluation in visiting order (SearchResult.path format)
 
     @property
     def argmin(self) -> tuple[float, float]:
@@ -59,6 +60,7 @@ def evaluate_grid(criterion, log_C, log_sigma2, X_test=None, y_test=None,
     n_sv = np.zeros((log_s.size, log_C.size), dtype=int)
     err = None if X_test is None else np.full_like(values, np.nan)
     total = values.size
+    path = []
     k = 0
     for i, ls in enumerate(log_s):
         cols = range(log_C.size) if i % 2 == 0 else range(log_C.size - 1, -1, -1)
@@ -66,6 +68,8 @@ def evaluate_grid(criterion, log_C, log_sigma2, X_test=None, y_test=None,
             theta = np.array([log_C[j], ls])
             ev = criterion.evaluate(theta, need_grad=False)
             values[i, j] = ev.value
+            path.append({"x": [float(v) for v in theta], "value": float(ev.value), "grad": None,
+                         "time_s": time.perf_counter() - t0, "accepted": False})
             sol = criterion._svm_prev
             n_sv[i, j] = sol.support.size
             if err is not None:
@@ -76,4 +80,19 @@ def evaluate_grid(criterion, log_C, log_sigma2, X_test=None, y_test=None,
             if progress is not None:
                 progress(k, total)
     return GridResult(log_C=log_C, log_sigma2=log_s, values=values, test_error=err, n_sv=n_sv,
-                      time_s=time.perf_counter() - t0, n_evaluations=total)
+                      time_s=time.perf_counter() - t0, n_evaluations=total, path=path)
+
+
+def minimize_grid(criterion, log_C, log_sigma2, progress=None):
+    """Grid search: the grid point with the smallest criterion value, as a ``SearchResult``
+    (nfev = number of grid points, njev = 0, ``grid`` = the full ``GridResult``)."""
+    from .result import SearchResult
+
+    grid = evaluate_grid(criterion, log_C, log_sigma2, progress=progress)
+    x = np.array(grid.argmin)
+    best = int(np.nanargmin([p["value"] for p in grid.path]))
+    grid.path[best]["accepted"] = True
+    return SearchResult(x=x, fun=float(np.nanmin(grid.values)), jac=None, nfev=grid.n_evaluations,
+                        njev=0, nit=0, status=0, success=True,
+                        message=f"grid minimum over {grid.values.shape[0]}x{grid.values.shape[1]} points",
+                        path=grid.path, grid=grid)
