@@ -1,0 +1,296 @@
+"""Loaders for the benchmark data sets and the built-in demo data.
+
+Every loader returns dense float64 feature matrices and float64 labels in {-1, +1}:
+
+* ``load_demo``    scikit-learn's bundled breast-cancer data (569 × 30), standardised with a
+                   scaler fit on the training part only, fixed stratified 70/30 split. Needs no
+                   files; this is the product's default data set.
+* ``load_ida``     one split of a Rätsch/IDA benchmark (banana, image, waveform, ...), read from
+                   ``<data>/ida/<name>/<name>_{train,test}_{data,labels}_<split>.asc.xz``.
+* ``load_ijcnn1``  LIBSVM's ijcnn1 (train 49,990 × 22, test 91,701 × 22), optionally with a
+                   seeded, stratified subsample of the training set.
+* ``load_libsvm``  any LIBSVM/SVMlight text file (plain, .bz2, .gz or .xz), with parse errors
+                   reported by file and line number.
+
+The data root (``data_dir``) is, in order: the ``data`` / ``path`` argument, the environment
+variable ``SVMBOUND_DATA``, ``../shared/data`` relative to the current directory, and
+``../shared/data`` relative to the repository root. Nothing is downloaded and nothing is copied.
+
+Every random choice takes a ``random_state``.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["ENV_VAR", "data_dir", "ida_datasets", "load_ida", "load_libsvm", "load_ijcnn1",
+           "load_demo"]
+
+#: Environment variable naming the data root.
+ENV_VAR = "SVMBOUND_DATA"
+
+#: The repository root: the parent of the ``svmbound`` package directory.
+_REPO_ROOT = Path(__file__).resolve().parent.parent
+_RELATIVE_DEFAULT = Path("..") / "shared" / "data"
+
+IJCNN1_FEATURES = 22
+
+
+# ---------------------------------------------------------------------------------------------
+# data root
+# ---------------------------------------------------------------------------------------------
+def data_dir(path=None) -> Path:
+    """The benchmark data root as an absolute ``Path``.
+
+    Looked up in order: ``path``; the environment variable ``SVMBOUND_DATA``;
+    ``../shared/data`` relative to the current working directory; ``../shared/data`` relative
+    to the repository root. An explicit ``path`` or a set ``SVMBOUND_DATA`` is used as given
+    (no fall-back), so a typo is reported rather than silently replaced. Raises
+    ``FileNotFoundError`` listing every place looked at when no candidate is a directory.
+    """
+    if path is not None:
+        candidates = [(Path(path).expanduser(), "the data argument")]
+    elif os.environ.get(ENV_VAR):
+        candidates = [(Path(os.environ[ENV_VAR]).expanduser(), f"${ENV_VAR}")]
+    else:
+        candidates = [(Path.cwd() / _RELATIVE_DEFAULT, "relative to the current directory"),
+                      (_REPO_ROOT / _RELATIVE_DEFAULT, "relative to the repository root")]
+    for cand, _ in candidates:
+        if cand.is_dir():
+            return cand.resolve()
+    looked = "; ".join(f"{c} ({why})" for c, why in candidates)
+    raise FileNotFoundError(
+        f"benchmark data directory not found; looked in: {looked}. Point to it with the "
+        f"environment variable {ENV_VAR}=/path/to/data or the --data DIR option (the directory "
+        f"that contains ida/ and libsvm/).")
+
+
+# ---------------------------------------------------------------------------------------------
+# IDA
+# ---------------------------------------------------------------------------------------------
+def ida_datasets(data=None) -> list[str]:
+    """Names of the IDA data sets present under ``<data>/ida``."""
+    root = data_dir(data) / "ida"
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir() if p.is_dir())
+
+
+def _ida_splits(folder: Path, name: str) -> list[int]:
+    pat = re.compile(rf"^{re.escape(name)}_train_data_(\d+)\.asc(\.xz)?$")
+    found = (pat.match(p.name) for p in folder.iterdir())
+    return sorted(int(m.group(1)) for m in found if m)
+
+
+def _ida_file(folder: Path, stem: str) -> Path:
+    for suffix in (".asc.xz", ".asc"):
+        f = folder / (stem + suffix)
+        if f.is_file():
+            return f
+    raise FileNotFoundError(f"IDA file missing: {folder / (stem + '.asc.xz')}")
+
+
+def _read_labels(f: Path) -> np.ndarray:
+    y = np.loadtxt(f, dtype=np.float64, ndmin=1).ravel()
+    bad = ~((y == 1.0) | (y == -1.0))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{f}: labels must be -1 or +1; line {i + 1} has {y[i]!r}")
+    return y
+
+
+def load_ida(name: str, split: int = 1, data=None):
+    """One split of an IDA benchmark: ``(X_train, y_train, X_test, y_test)``.
+
+    Reads ``<data>/ida/<name>/<name>_{train,test}_{data,labels}_<split>.asc.xz`` with
+    ``numpy.loadtxt``. Features come pre-standardised by IDA; labels are float64 ±1.
+    An unknown ``name`` raises ``ValueError`` listing the available data sets; a split that is
+    not present raises ``ValueError`` listing the available splits.
+    """
+    root = data_dir(data)
+    available = ida_datasets(root)
+    if name not in available:
+        raise ValueError(f"unknown IDA data set {name!r}; available under {root / 'ida'}: "
+                         f"{', '.join(available) if available else '(none)'}")
+    folder = root / "ida" / name
+    try:
+        split = int(split)
+    except (TypeError, ValueError):
+        raise ValueError(f"split must be an integer, got {split!r}") from None
+    splits = _ida_splits(folder, name)
+    if split not in splits:
+        shown = (f"{splits[0]}-{splits[-1]}" if splits == list(range(splits[0], splits[-1] + 1))
+                 else ", ".join(map(str, splits))) if splits else "(none)"
+        raise ValueError(f"IDA data set {name!r} has no split {split} in {folder}; "
+                         f"available splits: {shown}")
+    out = []
+    for part in ("train", "test"):
+        fx = _ida_file(folder, f"{name}_{part}_data_{split}")
+        fy = _ida_file(folder, f"{name}_{part}_labels_{split}")
+        X = np.loadtxt(fx, dtype=np.float64, ndmin=2)
+        y = _read_labels(fy)
+        if X.shape[0] != y.shape[0]:
+            raise ValueError(f"{fx} has {X.shape[0]} rows but {fy} has {y.shape[0]} labels")
+        out += [np.ascontiguousarray(X), y]
+    if out[0].shape[1] != out[2].shape[1]:
+        raise ValueError(f"IDA {name} split {split}: train has {out[0].shape[1]} features, "
+                         f"test has {out[2].shape[1]}")
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# LIBSVM format
+# ---------------------------------------------------------------------------------------------
+def _open_binary(path: Path):
+    """Open a possibly compressed file for binary reading (by extension)."""
+    suffix = path.suffix.lower()
+    if suffix == ".bz2":
+        return bz2.open(path, "rb")
+    if suffix == ".gz":
+        return gzip.open(path, "rb")
+    if suffix == ".xz":
+        return lzma.open(path, "rb")
+    return open(path, "rb")
+
+
+def _check_libsvm_line(line: bytes, n_features):
+    """None if ``line`` is a valid LIBSVM line, else a short reason."""
+    text = line.split(b"#", 1)[0].strip()
+    if not text:
+        return None
+    tokens = text.split()
+    try:
+        float(tokens[0])
+    except ValueError:
+        return f"label {tokens[0].decode(errors='replace')!r} is not a number"
+    prev = -1
+    for tok in tokens[1:]:
+        t = tok.decode(errors="replace")
+        if t.startswith("qid:"):
+            continue
+        idx, sep, val = t.partition(":")
+        if not sep:
+            return f"token {t!r} is not of the form index:value"
+        try:
+            k = int(idx)
+        except ValueError:
+            return f"feature index {idx!r} in {t!r} is not an integer"
+        try:
+            float(val)
+        except ValueError:
+            return f"value {val!r} in {t!r} is not a number"
+        if k < 0:
+            return f"negative feature index {k}"
+        if k <= prev:
+            return f"feature indices must be strictly increasing ({prev} then {k})"
+        if n_features is not None and k > n_features:
+            return f"feature index {k} exceeds n_features={n_features}"
+        prev = k
+    return None
+
+
+def _first_bad_line(path: Path, n_features):
+    with _open_binary(path) as fh:
+        for lineno, line in enumerate(fh, start=1):
+            reason = _check_libsvm_line(line, n_features)
+            if reason is not None:
+                return lineno, reason, line.decode(errors="replace").rstrip("\r\n")
+    return None
+
+
+def load_libsvm(path, n_features=None):
+    """Read a LIBSVM/SVMlight file (plain, .bz2, .gz or .xz) as ``(X, y)``.
+
+    ``X`` is a dense float64 array, ``y`` the labels as float64 (as written in the file; they
+    are not mapped to ±1). ``n_features`` fixes the number of columns (pass it when the file
+    may not use its last feature index). A missing file raises ``FileNotFoundError``; a parse
+    error raises ``ValueError`` naming the file and the first offending line.
+    """
+    from sklearn.datasets import load_svmlight_file
+
+    path = Path(path).expanduser()
+    if not path.is_file():
+        raise FileNotFoundError(f"LIBSVM file not found: {path}")
+    if n_features is not None:
+        n_features = int(n_features)
+        if n_features < 1:
+            raise ValueError(f"n_features must be >= 1, got {n_features}")
+    try:
+        if path.suffix.lower() == ".xz":  # scikit-learn decompresses only .gz and .bz2 itself
+            with lzma.open(path, "rb") as fh:
+                X, y = load_svmlight_file(fh, n_features=n_features, dtype=np.float64)
+        else:
+            X, y = load_svmlight_file(str(path), n_features=n_features, dtype=np.float64)
+    except (ValueError, TypeError, IndexError, UnicodeDecodeError) as exc:
+        bad = _first_bad_line(path, n_features)
+        if bad is None:
+            raise ValueError(f"{path}: cannot parse as LIBSVM format ({exc}); no single bad line "
+                             f"found by a line scan") from exc
+        lineno, reason, text = bad
+        if len(text) > 120:
+            text = text[:117] + "..."
+        raise ValueError(f"{path}, line {lineno}: {reason}: {text!r} "
+                         f"(scikit-learn said: {exc})") from exc
+    return np.ascontiguousarray(X.toarray(), dtype=np.float64), np.asarray(y, dtype=np.float64)
+
+
+def _stratified_subsample(y, n, random_state):
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    sss = StratifiedShuffleSplit(n_splits=1, train_size=n, random_state=random_state)
+    idx, _ = next(sss.split(np.zeros((y.shape[0], 1)), y))
+    return np.sort(idx)
+
+
+def load_ijcnn1(data=None, n_train=None, random_state=0):
+    """LIBSVM ijcnn1: ``(X_train, y_train, X_test, y_test)``, 22 features, labels ±1.
+
+    Train is ``libsvm/ijcnn1.bz2`` (49,990 rows), test ``libsvm/ijcnn1.t.bz2`` (91,701 rows).
+    With ``n_train``, the training set is replaced by a stratified random subsample of that
+    many rows (seeded by ``random_state``; rows kept in file order). The test set is complete.
+    """
+    root = data_dir(data)
+    X_tr, y_tr = load_libsvm(root / "libsvm" / "ijcnn1.bz2", n_features=IJCNN1_FEATURES)
+    X_te, y_te = load_libsvm(root / "libsvm" / "ijcnn1.t.bz2", n_features=IJCNN1_FEATURES)
+    if n_train is not None:
+        if isinstance(n_train, bool) or int(n_train) != n_train or n_train < 2:
+            raise ValueError(f"n_train must be an integer >= 2, got {n_train!r}")
+        n_train = int(n_train)
+        if n_train < X_tr.shape[0]:
+            idx = _stratified_subsample(y_tr, n_train, random_state)
+            X_tr, y_tr = np.ascontiguousarray(X_tr[idx]), y_tr[idx]
+    for y, f in ((y_tr, "ijcnn1.bz2"), (y_te, "ijcnn1.t.bz2")):
+        if not np.all((y == 1.0) | (y == -1.0)):
+            raise ValueError(f"{root / 'libsvm' / f}: expected labels -1/+1, got {np.unique(y)}")
+    return X_tr, y_tr, X_te, y_te
+
+
+# ---------------------------------------------------------------------------------------------
+# built-in demo data
+# ---------------------------------------------------------------------------------------------
+def load_demo(random_state=0):
+    """scikit-learn's breast-cancer data as ``(X_train, y_train, X_test, y_test)``.
+
+    569 × 30, stratified split with test_size=0.3 (398 train / 171 test) seeded by
+    ``random_state``; a ``StandardScaler`` fit on the training part only is applied to both
+    parts. Labels: benign (sklearn target 1) = +1, malignant (0) = −1.
+    """
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import StandardScaler
+
+    X, t = load_breast_cancer(return_X_y=True)
+    y = np.where(t == 1, 1.0, -1.0)
+    X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.3, stratify=y,
+                                              random_state=random_state)
+    scaler = StandardScaler().fit(X_tr)
+    X_tr = np.ascontiguousarray(scaler.transform(X_tr), dtype=np.float64)
+    X_te = np.ascontiguousarray(scaler.transform(X_te), dtype=np.float64)
+    return X_tr, y_tr, X_te, y_te
