@@ -2,9 +2,9 @@
 
 ``BoundSVC.fit`` (1) builds the criterion (e.g. the radius–margin bound of the chosen loss),
 (2) minimises it over θ = (ln C, kernel θ) with the chosen search (projected BFGS, Chung §4.2),
-(3) applies Chung §4.3 — an L1 search that ends at the upper bound of ln C with no bounded
-support vectors sets C = max α, which leaves the model unchanged — and (4) trains the final
-SVM of that loss at the chosen point.
+(3) applies Chung §4.3 — an L1 solution with no bounded support vector (typically after the
+search ran towards ln C = 10) is reported with C = max α, which leaves the model unchanged —
+and (4) trains the final SVM of that loss at the chosen point.
 """
 
 from __future__ import annotations
@@ -97,6 +97,8 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
     degree, coef0 : polynomial kernel (coef0 is tuned, degree is fixed).
     tol : solver tolerance of criterion evaluations (Chung §4.3 uses 1e-6).
     max_iter : maximal quasi-Newton iterations.
+    gtol : BFGS stops when the projected gradient is below gtol·|f(start)| (relative, because
+        the criterion's gradient is only as accurate as the solver tolerance, Chung §4.3).
     cache_size : kernel-row cache in MB.
     random_state : seed for any random choice (kept for API stability; BFGS is deterministic).
     verbose : progress on stderr when > 0.
@@ -110,6 +112,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
 
     def __init__(self, loss="l2", criterion="radius-margin", kernel="rbf", search="bfgs",
                  start=None, bounds=None, grid=None, degree=3, coef0=1.0, tol=1e-6, max_iter=100,
+                 gtol=1e-4,
                  cache_size=DEFAULT_CACHE_MB, random_state=None, verbose=0):
         self.loss = loss
         self.criterion = criterion
@@ -122,6 +125,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         self.coef0 = coef0
         self.tol = tol
         self.max_iter = max_iter
+        self.gtol = gtol
         self.cache_size = cache_size
         self.random_state = random_state
         self.verbose = verbose
@@ -180,12 +184,14 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
             result = minimize_grid(crit, *axes)
         else:
             result = minimize_projected_bfgs(crit.fun, crit.grad, x0, lower, upper,
-                                             max_iter=self.max_iter, callback=callback)
+                                             max_iter=self.max_iter, gtol_rel=self.gtol,
+                                             callback=callback)
         theta = np.asarray(result.x, dtype=float).copy()
         self.search_ = result
         self.criterion_name_ = crit.name
 
-        # Chung §4.3: ln C at its upper bound with no bounded SV -> C = max α (same model).
+        # Chung §4.3 (Table 4.1, Fig. 3): an L1 solution with no bounded SV is unchanged when C
+        # is lowered to max α, so report that C (the search may have run on towards ln C = 10).
         C, kernel = crit.split_theta(theta)
         prev = crit._svm_prev
         if prev is not None and prev.alpha.shape != y_pm.shape:
@@ -195,8 +201,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                                warm_start_alpha(prev.alpha, y_pm, prev.C, C, self.loss),
                                cache_size=self.cache_size, check_input=False)
         self.c_projected_ = False
-        if (self.loss == "l1" and theta[0] >= upper[0] and final.bounded.size == 0
-                and final.alpha.max() > 0):
+        if self.loss == "l1" and final.bounded.size == 0 and final.alpha.max() > 0:
             C = float(final.alpha.max())
             theta[0] = np.log(C)
             final.C = C

@@ -71,14 +71,22 @@ def test_clone_get_params_pipeline(cancer):
     assert pipe.score(Xt, yt) > 0.85
 
 
-def test_l1_upper_bound_rule_keeps_the_model():
-    """Chung §4.3: at ln C = upper bound with no bounded SV, C := max α gives the same model."""
+def test_l1_no_bounded_sv_rule_keeps_the_model():
+    """Chung §4.3: an L1 solution with no bounded SV is reported with C = max α, same model."""
     X, y = make_classification(n_samples=80, n_features=4, n_informative=4, n_redundant=0,
                                class_sep=3.0, random_state=1)
-    clf = BoundSVC(loss="l1", bounds=[(-2.0, 1.0), (-10.0, 10.0)], start=(1.0, 0.0)).fit(X, y)
-    if clf.c_projected_:
-        assert clf.best_params_["C"] <= np.exp(1.0) + 1e-12
-        np.testing.assert_allclose(clf.alpha_.max(), clf.best_params_["C"])
+    clf = BoundSVC(loss="l1", start=(6.0, 1.0)).fit(X, y)
+    assert clf.c_projected_
+    C_search = float(np.exp(clf.search_.x[0]))
+    assert clf.best_params_["C"] < C_search
+    np.testing.assert_allclose(clf.alpha_.max(), clf.best_params_["C"])
+    gamma = clf.best_params_["gamma"]
+    at_search = SVC(C=C_search, gamma=gamma, tol=1e-8).fit(X, y)
+    at_reported = SVC(C=clf.best_params_["C"], gamma=gamma, tol=1e-8).fit(X, y)
+    np.testing.assert_allclose(at_search.decision_function(X), at_reported.decision_function(X),
+                               atol=1e-4)
+    np.testing.assert_allclose(clf.decision_function(X), at_search.decision_function(X),
+                               atol=1e-4)
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -123,7 +131,7 @@ def test_grid_search_picks_the_grid_minimum_of_a_nondifferentiable_bound(cancer)
     crit = make_criterion("rm-l1-3.2", X, np.where(y == 1, 1.0, -1.0), RBFKernel(), tol=1e-6)
     ref = evaluate_grid(crit, np.arange(-2.0, 4.1, 2.0), np.arange(0.0, 6.1, 2.0))
     assert clf.search_.nfev == 16 and clf.search_.njev == 0
-    np.testing.assert_allclose(clf.best_theta_, ref.argmin)
+    np.testing.assert_allclose(clf.search_.x, ref.argmin)
     np.testing.assert_allclose(clf.best_value_, np.nanmin(ref.values), rtol=1e-6)
 
 

@@ -214,7 +214,7 @@ def minimize_projected_bfgs(fun: Callable[[np.ndarray], float],
                             x0, lower=-10.0, upper=10.0, *, sigma1: float = 1e-4,
                             gamma: float = 0.5, max_step: float = 2.0, gtol: float = 1e-5,
                             xtol: float = 1e-6, ftol: float = 1e-9, max_iter: int = 100,
-                            max_backtracks: int = 30,
+                            max_backtracks: int = 30, gtol_rel: float = 0.0,
                             callback: Callable[[np.ndarray, float], None] | None = None,
                             ) -> SearchResult:
     """Minimise ``fun`` over the box [lower, upper] by Chung's projected BFGS (§4.2).
@@ -237,7 +237,11 @@ def minimize_projected_bfgs(fun: Callable[[np.ndarray], float],
     max_step : float
         Cap on ‖P(x + λp) − x‖ for the first trial step length (Chung: 2).
     gtol : float
-        Stop when ‖P(x − ∇f(x)) − x‖ ≤ gtol.
+        Stop when ‖P(x − ∇f(x)) − x‖ ≤ max(gtol, gtol_rel·|f(x0)|).
+    gtol_rel : float
+        Gradient tolerance relative to the start value (default 0: off). A criterion computed
+        by a solver to a finite tolerance has a gradient that is only accurate to about that
+        relative size (Chung §4.3), so demanding more only makes steepest-descent retries.
     xtol, ftol : float
         Stop after an accepted step with ‖s‖ ≤ xtol or relative decrease ≤ ftol.
     max_iter : int
@@ -269,6 +273,7 @@ def minimize_projected_bfgs(fun: Callable[[np.ndarray], float],
         raise ValueError(f"gamma must be in (0, 1), got {gamma!r}")
     max_step = _check_positive(max_step, "max_step")
     gtol = _check_positive(gtol, "gtol", allow_zero=True)
+    gtol_rel = _check_positive(gtol_rel, "gtol_rel", allow_zero=True)
     xtol = _check_positive(xtol, "xtol", allow_zero=True)
     ftol = _check_positive(ftol, "ftol", allow_zero=True)
     if int(max_iter) != max_iter or max_iter < 0:
@@ -307,6 +312,7 @@ def minimize_projected_bfgs(fun: Callable[[np.ndarray], float],
     g = eval_grad(x)
     if not np.all(np.isfinite(g)):
         raise ValueError(f"grad(x0) is not finite ({g.tolist()}) at x0 = {x.tolist()}")
+    gtol = max(gtol, gtol_rel * abs(f))
 
     H = np.eye(n)
     H_is_identity = True
