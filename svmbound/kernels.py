@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_positive, check_degree
+from ._kernel_sums import rbf_dist_weighted_sum
+from ._validation import check_degree, check_positive
 
 # Codes understood by the numba row computation in ``solvers._smo``.
 LINEAR, RBF, POLY = 0, 1, 2
@@ -158,11 +159,12 @@ class RBFKernel(Kernel):
         if ia.size == 0 or ib.size == 0:
             return np.zeros(1)
         Xa, Xb = X[ia], X[ib]
+        sqa, sqb = np.einsum("ij,ij->i", Xa, Xa), np.einsum("ij,ij->i", Xb, Xb)
+        wa, wb = np.ascontiguousarray(a[ia]), np.ascontiguousarray(b[ib])
         total = 0.0
         for rows in _row_blocks(ia.size, ib.size):
-            d2 = self._sqdist(Xa[rows] @ Xb.T, Xa[rows], Xb)
-            K = np.exp(-self.gamma * d2)
-            total += a[ia[rows]] @ (K * d2) @ b[ib]
+            total += rbf_dist_weighted_sum(Xa[rows] @ Xb.T, sqa[rows], sqb, wa[rows], wb,
+                                           self.gamma)
         return np.array([total / (2.0 * self.sigma2)])
 
     def diag_contract(self, X, w):
