@@ -1,0 +1,613 @@
+"""SVM dual and radius solvers against independent references (issue 2, DESIGN.md §2, §5).
+
+References: scikit-learn's SVC (LIBSVM) for the L1 dual, SVC(kernel='precomputed') on K + I/C
+for the L2 dual, OneClassSVM(ν = 1/l) for R² with a constant kernel diagonal, and
+scipy.optimize (SLSQP) for R² / R̃² with a non-constant diagonal. Every solution is also checked
+against its own KKT conditions, recomputed from a kernel matrix built independently of the
+solver's numba kernel rows.
+"""
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from sklearn.svm import SVC, OneClassSVM
+
+from svmbound.kernels import LinearKernel, PolynomialKernel, RBFKernel
+from svmbound.solvers import (PrecomputedKernel, decision_function, solve_radius, solve_svm_dual,
+                              warm_start_alpha, warm_start_beta)
+
+TOL = 1e-6
+OBJ_RTOL = 1e-6
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+
+
+def q_tilde(K, y, C, loss):
+    """Q̃ = diag(y) K diag(y) (+ I/C for the L2 loss), from an independently built K."""
+    Q = (y[:, None] * y[None, :]) * K
+    if loss == "l2":
+        Q = Q + np.eye(len(y)) / C
+    return Q
+
+
+def assert_kkt(sol, y, C, loss, tol, K=None):
+    """KKT conditions of the SVM dual at tolerance ``tol``.
+
+    With G = Q̃α − e and the offset b, y_i f_i − 1 = G_i + y_i b must be ≥ −tol where α_i = 0,
+    within ±tol where 0 < α_i < C, ≤ tol where α_i = C (L1). The box holds exactly; yᵀα = 0 to
+    1e-10 relative. When the kernel matrix K is given, G is recomputed from it (and must agree
+    with the solver's incrementally updated gradient) instead of trusting ``sol.gradient``.
+    """
+    a = sol.alpha
+    assert sol.converged
+    assert sol.max_violation < tol
+    assert a.shape == y.shape
+    # box, exactly
+    assert np.all(a >= 0.0)
+    if loss == "l1":
+        assert np.all(a <= C)
+    # equality constraint
+    assert abs(y @ a) <= 1e-10 * max(a.sum(), 1e-300)
+    slack = 1e-12
+    if K is not None:
+        Q = q_tilde(K, y, C, loss)
+        G = Q @ a - 1.0
+        slack = 1e-12 * (1.0 + a.sum() * np.abs(Q).max())  # rounding of the O(l) sums in G
+        np.testing.assert_allclose(sol.gradient, G, rtol=0, atol=slack)
+        # the reported objective and ‖w‖² are those of α
+        obj = a.sum() - 0.5 * a @ Q @ a
+        np.testing.assert_allclose(sol.objective, obj, rtol=1e-10, atol=slack)
+        Q1 = q_tilde(K, y, C, "l1")
+        np.testing.assert_allclose(sol.w2, a @ Q1 @ a, rtol=1e-10, atol=slack)
+    else:
+        G = sol.gradient
+    m = G + y * sol.b  # y_i f_i − 1
+    at0 = a == 0.0
+    upper = (a >= C) if loss == "l1" else np.zeros_like(at0)
+    free = ~at0 & ~upper
+    lim = tol + slack
+    assert np.all(m[at0] >= -lim), m[at0].min()
+    assert np.all(np.abs(m[free]) <= lim), np.abs(m[free]).max()
+    assert np.all(m[upper] <= lim), m[upper].max()
+    # the properties agree with α
+    np.testing.assert_array_equal(sol.support, np.flatnonzero(a > 0))
+    if loss == "l1":
+        np.testing.assert_array_equal(sol.bounded, np.flatnonzero(a >= C))
+    else:
+        assert sol.bounded.size == 0
+
+
+def assert_radius_kkt(sol, K, tol):
+    """KKT of the ball: β ≥ 0, Σβ = 1, every mapped point inside the ball of centre Σβ_iφ(x_i)
+    (distance² ≤ R² + tol) and every point with β_i > 0 on its surface (|distance² − R²| ≤
+    tol). K is the (shifted) kernel matrix K + hI, built independently."""
+    b = sol.beta
+    assert sol.converged
+    assert sol.max_violation < tol
+    assert np.all(b >= 0.0)
+    assert abs(b.sum() - 1.0) <= 1e-12
+    d = np.diag(K)
+    Kb = K @ b
+    r2 = b @ d - b @ Kb
+    scale = max(1.0, np.abs(K).max())
+    np.testing.assert_allclose(sol.r2, r2, rtol=1e-10, atol=1e-13 * scale)
+    dist2 = d - 2.0 * Kb + b @ Kb  # ‖φ(x_i) − c‖²
+    lim = tol + 1e-11 * scale
+    assert np.all(dist2 <= sol.r2 + lim), (dist2 - sol.r2).max()
+    sup = b > 0
+    assert np.all(np.abs(dist2[sup] - sol.r2) <= lim)
+
+
+def svc_for(kernel, C, tol=1e-6):
+    """The scikit-learn SVC with the same kernel (LIBSVM's parameterisation)."""
+    if isinstance(kernel, RBFKernel):
+        return SVC(C=C, kernel="rbf", gamma=kernel.gamma, tol=tol)
+    if isinstance(kernel, LinearKernel):
+        return SVC(C=C, kernel="linear", tol=tol)
+    if isinstance(kernel, PolynomialKernel):
+        return SVC(C=C, kernel="poly", gamma=1.0, coef0=kernel.coef0, degree=kernel.degree,
+                   tol=tol)
+    raise TypeError(kernel)
+
+
+def svc_alpha(svc, n):
+    """α in training order from SVC.dual_coef_ = y_i α_i on the support vectors."""
+    a = np.zeros(n)
+    a[svc.support_] = np.abs(svc.dual_coef_[0])
+    return a
+
+
+def svc_objective(svc, K):
+    """The L1 dual objective eᵀα − ½αᵀQα of an SVC fit, with the full kernel matrix K."""
+    c = svc.dual_coef_[0]
+    sv = svc.support_
+    return np.abs(c).sum() - 0.5 * c @ K[np.ix_(sv, sv)] @ c
+
+
+def rel(a, b):
+    return abs(a - b) / abs(b)
+
+
+# ---------------------------------------------------------------------------------------------
+# L1 dual vs scikit-learn SVC
+
+CS = (1e-3, 1.0, 1e2, 1e4)
+L1_CASES = (
+    [("cancer", RBFKernel(30.0), C) for C in CS]          # σ² = d
+    + [("digits", RBFKernel(64.0), C) for C in CS]
+    + [("noisy", RBFKernel(1.0), C) for C in CS]
+    + [("noisy", PolynomialKernel(3, 1.0), C) for C in CS]
+    + [("noisy", LinearKernel(), C) for C in CS[:3]]
+    + [("separable", LinearKernel(), C) for C in CS]
+    + [("separable", PolynomialKernel(2, 0.5), C) for C in CS]
+    + [("random", RBFKernel(0.5), C) for C in CS[:3]]
+)
+
+
+@pytest.mark.parametrize("dataset,kernel,C", L1_CASES, indirect=["dataset"],
+                         ids=[f"{d}-{k!r}-C={C:g}" for d, k, C in L1_CASES])
+def test_l1_matches_svc(dataset, kernel, C):
+    X, y = dataset
+    K = kernel.block(X)
+    sol = solve_svm_dual(X, y, kernel, C, loss="l1", tol=TOL)
+    assert_kkt(sol, y, C, "l1", TOL, K=K)
+
+    svc = svc_for(kernel, C).fit(X, y)
+    assert list(svc.classes_) == [-1.0, 1.0]  # decision > 0 ↦ +1, so b ↔ intercept_
+    assert rel(sol.objective, svc_objective(svc, K)) <= OBJ_RTOL
+    assert set(sol.support.tolist()) == set(svc.support_.tolist())
+    assert abs(sol.b - svc.intercept_[0]) <= 1e-4
+    # close α: two tol-1e-6 solutions differ by ~tol/λ_min(Q on the free set) in α, not by
+    # a fixed fraction of C, hence the floor
+    np.testing.assert_allclose(sol.alpha, svc_alpha(svc, len(y)), rtol=0,
+                               atol=max(1e-3 * C, 1e-5))
+
+
+def test_l1_primal_dual_identities_and_decision_function(cancer_data):
+    """Chung 1.6: C·Σξ = eᵀα − ‖w‖², and dual objective = primal ½‖w‖² + CΣξ; the decision
+    function agrees with SVC's on new points."""
+    X, y = cancer_data
+    kernel, C = RBFKernel(30.0), 1.0
+    sol = solve_svm_dual(X, y, kernel, C, tol=1e-8)
+    f = decision_function(X, y, sol.alpha, sol.b, kernel, X)
+    xi = np.maximum(0.0, 1.0 - y * f)
+    np.testing.assert_allclose(C * xi.sum(), sol.alpha.sum() - sol.w2, rtol=1e-6)
+    np.testing.assert_allclose(0.5 * sol.w2 + C * xi.sum(), sol.objective, rtol=1e-6)
+
+    rng = np.random.RandomState(0)
+    Xnew = X[rng.choice(len(y), 50)] + 0.3 * rng.standard_normal((50, X.shape[1]))
+    svc = svc_for(kernel, C, tol=1e-8).fit(X, y)
+    fnew = decision_function(X, y, sol.alpha, sol.b, kernel, Xnew)
+    np.testing.assert_allclose(fnew, svc.decision_function(Xnew), rtol=0, atol=1e-5)
+    assert np.all(np.sign(fnew) == svc.predict(Xnew))
+
+
+def test_decision_function_without_support_vectors_is_the_offset():
+    X = np.zeros((3, 2))
+    np.testing.assert_array_equal(
+        decision_function(X, np.array([1.0, -1.0, 1.0]), np.zeros(3), 0.25, LinearKernel(), X),
+        [0.25, 0.25, 0.25])
+
+
+# ---------------------------------------------------------------------------------------------
+# L2 dual vs SVC on the precomputed kernel K + I/C (hard margin: C_svc = 1e10)
+
+L2_CASES = (
+    [("cancer", RBFKernel(30.0), C) for C in CS]
+    + [("digits", RBFKernel(64.0), C) for C in CS]
+    + [("noisy", LinearKernel(), C) for C in CS[:3]]
+    + [("noisy", PolynomialKernel(2, 1.0), C) for C in CS[:2]]
+    + [("separable", PolynomialKernel(2, 0.5), C) for C in CS]
+)
+
+
+@pytest.mark.parametrize("dataset,kernel,C", L2_CASES, indirect=["dataset"],
+                         ids=[f"{d}-{k!r}-C={C:g}" for d, k, C in L2_CASES])
+def test_l2_matches_svc_on_shifted_kernel(dataset, kernel, C):
+    X, y = dataset
+    n = len(y)
+    K = kernel.block(X)
+    Kt = K + np.eye(n) / C
+    sol = solve_svm_dual(X, y, kernel, C, loss="l2", tol=TOL)
+    assert_kkt(sol, y, C, "l2", TOL, K=K)
+
+    svc = SVC(C=1e10, kernel="precomputed", tol=TOL).fit(Kt, y)
+    a_svc = svc_alpha(svc, n)
+    assert a_svc.max() < 1e9  # the box of the hard-margin SVC is never active
+    assert rel(sol.objective, svc_objective(svc, Kt)) <= OBJ_RTOL
+    np.testing.assert_allclose(sol.alpha, a_svc, rtol=0, atol=1e-4 * a_svc.max())
+    assert set(sol.support.tolist()) == set(svc.support_.tolist())
+    assert abs(sol.b - svc.intercept_[0]) <= 1e-4
+
+    # Chung 1.7 / Chapelle eq. 3: at the optimum ‖w̃‖² = αᵀQ̃α = eᵀα and ξ = α/C
+    np.testing.assert_allclose(sol.quad, sol.alpha.sum(), rtol=1e-5)
+    np.testing.assert_allclose(sol.w2, sol.quad - sol.alpha @ sol.alpha / C, rtol=1e-12)
+    f = decision_function(X, y, sol.alpha, sol.b, kernel, X)
+    sv = sol.support
+    np.testing.assert_allclose(1.0 - y[sv] * f[sv], sol.alpha[sv] / C, rtol=0, atol=2 * TOL)
+
+
+@pytest.mark.parametrize("C", [1e-2, 1.0, 1e2])
+def test_l2_equals_l1_hard_margin_on_shifted_precomputed_kernel(noisy_data, C):
+    """Our own two routes to the L2 dual agree: loss='l2' with the kernel, and loss='l1' with a
+    huge C on the precomputed K + I/C (which also exercises PrecomputedKernel)."""
+    X, y = noisy_data
+    kernel = RBFKernel(2.0)
+    Kt = kernel.block(X) + np.eye(len(y)) / C
+    l2 = solve_svm_dual(X, y, kernel, C, loss="l2", tol=1e-8)
+    hm = solve_svm_dual(Kt, y, PrecomputedKernel(), 1e10, loss="l1", tol=1e-8)
+    assert_kkt(hm, y, 1e10, "l1", 1e-8, K=Kt)
+    assert hm.bounded.size == 0
+    assert rel(l2.objective, hm.objective) <= 1e-9
+    np.testing.assert_allclose(l2.alpha, hm.alpha, rtol=0, atol=1e-6 * l2.alpha.max())
+    assert abs(l2.b - hm.b) <= 1e-6
+
+
+@pytest.mark.parametrize("kernel", [RBFKernel(1.5), LinearKernel(), PolynomialKernel(3, 1.0)],
+                         ids=repr)
+@pytest.mark.parametrize("loss", ["l1", "l2"])
+def test_builtin_kernel_rows_match_precomputed_matrix(noisy_data, kernel, loss):
+    """The numba kernel rows (spec()) and Kernel.block describe the same kernel."""
+    X, y = noisy_data
+    C = 1.0
+    a = solve_svm_dual(X, y, kernel, C, loss=loss, tol=1e-8)
+    b = solve_svm_dual(kernel.block(X), y, PrecomputedKernel(), C, loss=loss, tol=1e-8)
+    assert rel(a.objective, b.objective) <= 1e-10
+    np.testing.assert_allclose(a.alpha, b.alpha, rtol=0, atol=1e-5)
+    assert abs(a.b - b.b) <= 1e-6
+
+
+# ---------------------------------------------------------------------------------------------
+# radius: OneClassSVM (constant diagonal) and scipy.optimize (any diagonal)
+
+
+def ocsvm_r2(K):
+    """R² = βᵀdiag K − βᵀKβ from OneClassSVM(ν = 1/l) on the precomputed K. LIBSVM's one-class
+    dual is min ½αᵀKα, 0 ≤ α ≤ 1, eᵀα = νl = 1, i.e. the ball problem when K_ii is constant;
+    the coefficients are normalised to sum to one."""
+    n = K.shape[0]
+    oc = OneClassSVM(kernel="precomputed", nu=1.0 / n, tol=1e-10).fit(K)
+    beta = np.zeros(n)
+    beta[oc.support_] = oc.dual_coef_[0]
+    assert np.all(beta >= 0)
+    beta /= beta.sum()
+    return beta @ np.diag(K) - beta @ K @ beta, beta
+
+
+@pytest.mark.parametrize("dataset,sigma2", [("cancer", 30.0), ("digits", 64.0), ("noisy", 1.0),
+                                            ("random", 0.5)], indirect=["dataset"])
+@pytest.mark.parametrize("C", [None, 1.0, 1e2], ids=["R2", "R2tilde-C=1", "R2tilde-C=100"])
+def test_radius_matches_one_class_svm(dataset, sigma2, C):
+    X, _ = dataset
+    kernel = RBFKernel(sigma2)
+    shift = 0.0 if C is None else 1.0 / C
+    Kt = kernel.block(X) + shift * np.eye(X.shape[0])  # still a constant diagonal
+    sol = solve_radius(X, kernel, shift=shift, tol=1e-9)
+    assert_radius_kkt(sol, Kt, 1e-9)
+    assert sol.shift == shift
+    r2, beta = ocsvm_r2(Kt)
+    assert rel(sol.r2, r2) <= 1e-6
+    np.testing.assert_allclose(sol.beta, beta, rtol=0, atol=1e-4)
+    assert 0.0 < sol.r2 <= 1.0 + shift  # R² ≤ max K̃_ii for RBF
+
+
+def slsqp_r2(K):
+    """max βᵀdiag K − βᵀKβ s.t. eᵀβ = 1, β ≥ 0 by scipy's SLSQP (scaled by max K_ii)."""
+    n = K.shape[0]
+    s = np.diag(K).max()
+    Ks, d = K / s, np.diag(K) / s
+    res = minimize(lambda b: -(b @ d - b @ Ks @ b), np.full(n, 1.0 / n),
+                   jac=lambda b: -(d - 2.0 * Ks @ b), method="SLSQP",
+                   bounds=[(0.0, None)] * n,
+                   constraints=[{"type": "eq", "fun": lambda b: b.sum() - 1.0,
+                                 "jac": lambda b: np.ones((1, n))}],
+                   options={"ftol": 1e-14, "maxiter": 1000})
+    assert res.success, res.message
+    return -res.fun * s, res.x
+
+
+SLSQP_CASES = [
+    (PolynomialKernel(3, 1.0), 0.0),
+    (PolynomialKernel(2, 0.5), 0.0),
+    (PolynomialKernel(3, 1.0), 1.0),     # R̃² at C = 1
+    (PolynomialKernel(2, 1.0), 1e-2),    # R̃² at C = 100
+    (LinearKernel(), 0.0),
+    (RBFKernel(2.0), 0.1),               # R̃² at C = 10
+]
+
+
+@pytest.mark.parametrize("kernel,shift", SLSQP_CASES, ids=[f"{k!r}-h={h:g}" for k, h in SLSQP_CASES])
+def test_radius_matches_scipy_qp(qp_data, kernel, shift):
+    X, _ = qp_data
+    K = kernel.block(X)
+    if isinstance(kernel, PolynomialKernel):
+        assert np.ptp(np.diag(K)) > 1.0  # the non-constant diagonal this test is about
+    Kt = K + shift * np.eye(X.shape[0])
+    sol = solve_radius(X, kernel, shift=shift, tol=1e-9)
+    assert_radius_kkt(sol, Kt, 1e-9)
+    r2, beta = slsqp_r2(Kt)
+    assert rel(sol.r2, r2) <= 1e-6
+    np.testing.assert_allclose(sol.beta, beta, rtol=0, atol=1e-5)
+
+
+def test_radius_polynomial_differs_from_constant_diagonal_formula(qp_data):
+    """With a non-constant diagonal the ball is not the one-class SVM's (DESIGN.md §5): the
+    solver must use diag(K). The minimiser of βᵀKβ alone (what OneClassSVM computes) gives a
+    strictly smaller value of the R² objective than the solver's maximum."""
+    X, _ = qp_data
+    kernel = PolynomialKernel(3, 1.0)
+    K = kernel.block(X)
+    sol = solve_radius(X, kernel, tol=1e-9)
+    oc = OneClassSVM(kernel="precomputed", nu=1.0 / len(K), tol=1e-10).fit(K)
+    b = np.zeros(len(K))
+    b[oc.support_] = oc.dual_coef_[0]
+    b /= b.sum()
+    assert b @ np.diag(K) - b @ K @ b < sol.r2 * (1 - 1e-3)
+
+
+def test_radius_linear_kernel_explicit_ball(noisy_data):
+    """For the linear kernel the centre is explicit: c = Σβ_i x_i, every point within R of c."""
+    X, _ = noisy_data
+    sol = solve_radius(X, LinearKernel(), tol=1e-10)
+    c = sol.beta @ X
+    d2 = ((X - c) ** 2).sum(1)
+    assert np.all(d2 <= sol.r2 + 1e-9)
+    np.testing.assert_allclose(d2[sol.beta > 0], sol.r2, rtol=0, atol=1e-9)
+    # the ball's diameter is at least the largest pairwise distance
+    D2 = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    assert 4 * sol.r2 >= D2.max() - 1e-9
+
+
+# ---------------------------------------------------------------------------------------------
+# warm starts (DESIGN.md §5): a step of +0.3 in ln C and ln σ²
+
+STEP = 0.3
+WARM_CASES = [("cancer", 30.0, 1e-3), ("cancer", 30.0, 1.0), ("cancer", 30.0, 1e2),
+              ("digits", 64.0, 1e-3), ("digits", 64.0, 1.0), ("digits", 64.0, 1e2),
+              ("noisy", 1.0, 1.0), ("noisy", 1.0, 1e4)]
+WARM_IDS = [f"{d}-s2={s:g}-C={C:g}" for d, s, C in WARM_CASES]
+
+
+def warm_and_cold(X, y, sigma2, C, loss):
+    base = solve_svm_dual(X, y, RBFKernel(sigma2), C, loss=loss, tol=TOL)
+    C1, k1 = C * np.exp(STEP), RBFKernel(sigma2 * np.exp(STEP))
+    cold = solve_svm_dual(X, y, k1, C1, loss=loss, tol=TOL)
+    a0 = warm_start_alpha(base.alpha, y, C, C1, loss)
+    # the warm start is feasible for the new problem
+    assert np.all(a0 >= 0) and (loss == "l2" or np.all(a0 <= C1))
+    assert abs(y @ a0) <= 1e-10 * a0.sum()
+    warm = solve_svm_dual(X, y, k1, C1, loss=loss, tol=TOL, alpha0=a0)
+    return cold, warm, C1, k1
+
+
+@pytest.mark.parametrize("dataset,sigma2,C", WARM_CASES, indirect=["dataset"], ids=WARM_IDS)
+@pytest.mark.parametrize("loss", ["l1", "l2"])
+def test_warm_start_reaches_same_solution(dataset, sigma2, C, loss):
+    X, y = dataset
+    cold, warm, C1, k1 = warm_and_cold(X, y, sigma2, C, loss)
+    assert_kkt(warm, y, C1, loss, TOL)
+    assert rel(warm.objective, cold.objective) <= OBJ_RTOL
+    assert abs(warm.b - cold.b) <= 1e-4
+
+
+_WARM_BUG = (
+    "BUG in warm_start_alpha: the yᵀα = 0 repair multiplies a whole class by neg/pos (or pos/neg) "
+    "even when the imbalance is only rounding (~1e-16), so variables at the bound α_i = C become "
+    "C·(1 − 1e-16) < C: the SMO then treats them as free and spends iterations pushing them back. "
+    "Here 39 of 79 bounded variables lose their bound, and the warm start takes more iterations "
+    "than the cold one (353 vs 330; with the bounds kept it would take 296).")
+
+
+@pytest.mark.parametrize("dataset,sigma2,C", [
+    pytest.param(*c, marks=pytest.mark.xfail(strict=True, reason=_WARM_BUG))
+    if c == ("cancer", 30.0, 1.0) else c for c in WARM_CASES], indirect=["dataset"], ids=WARM_IDS)
+def test_warm_start_needs_fewer_iterations_l1(dataset, sigma2, C):
+    X, y = dataset
+    cold, warm, _, _ = warm_and_cold(X, y, sigma2, C, "l1")
+    assert warm.n_iter < cold.n_iter, (warm.n_iter, cold.n_iter)
+
+
+_WARM_BOUND_BUG = (
+    "BUG in warm_start_alpha: the rounding-level yᵀα repair moves α_i = C to C·(1 − ε) < C.")
+
+
+@pytest.mark.xfail(strict=True, reason=_WARM_BOUND_BUG + " Minimal case: α₀ becomes 0.9999999999999999.")
+def test_warm_start_alpha_minimal_example_keeps_the_bound():
+    """Minimal reproduction: five points, C = 1, yᵀα = 2.2e-16 by rounding only."""
+    y = np.array([1.0, 1.0, 1.0, -1.0, -1.0])
+    a = np.array([1.0, 0.3, 0.4, 1.0, 0.7])  # feasible in exact arithmetic: 1 + 0.3 + 0.4 = 1 + 0.7
+    a0 = warm_start_alpha(a, y, 1.0, 1.0)
+    np.testing.assert_allclose(a0, a, rtol=1e-15)  # only a rounding-level repair ...
+    assert abs(y @ a0) <= 1e-15
+    assert a0[0] == 1.0 and a0[3] == 1.0  # ... but the bound must be kept exactly
+
+
+def _bound_case(d, s2, C, f, fails):
+    p = (d, s2, C, f)
+    return pytest.param(*p, marks=pytest.mark.xfail(strict=True, reason=_WARM_BOUND_BUG)) if fails else p
+
+
+@pytest.mark.parametrize("dataset,sigma2,C,factor", [
+    _bound_case("cancer", 30.0, 1.0, 1.0, False),
+    _bound_case("cancer", 30.0, 1.0, np.exp(STEP), True),
+    _bound_case("digits", 64.0, 1.0, 1.0, True),
+    _bound_case("digits", 64.0, 1.0, np.exp(STEP), False),
+], indirect=["dataset"])
+def test_warm_start_alpha_keeps_bounded_variables_at_the_bound(dataset, sigma2, C, factor):
+    X, y = dataset
+    sol = solve_svm_dual(X, y, RBFKernel(sigma2), C, tol=TOL)
+    at_bound = sol.alpha >= C
+    assert at_bound.sum() > 10
+    C1 = C * factor
+    a0 = warm_start_alpha(sol.alpha, y, C, C1)
+    # the rule of DESIGN.md §5: scale by C_new/C_old (the repair only fixes rounding here)
+    np.testing.assert_allclose(a0, sol.alpha * (C1 / C), rtol=1e-12)
+    assert np.all(a0[at_bound] >= C1), f"{(a0[at_bound] < C1).sum()} of {at_bound.sum()} left the bound"
+
+
+@pytest.mark.parametrize("dataset,sigma2,C", [
+    ("cancer", 30.0, 1.0), ("cancer", 30.0, 1e2), ("noisy", 1.0, 1.0),
+    pytest.param("digits", 64.0, 1.0, marks=pytest.mark.xfail(strict=True, reason=(
+        _WARM_BOUND_BUG + " Warm-starting from the tol-1e-6 optimum of the very same problem "
+        "takes 74 SMO iterations instead of 0 (73 bounded variables were moved off the bound)."))),
+], indirect=["dataset"])
+def test_warm_start_from_the_optimum_of_the_same_problem_is_immediate(dataset, sigma2, C):
+    X, y = dataset
+    sol = solve_svm_dual(X, y, RBFKernel(sigma2), C, tol=TOL)
+    again = solve_svm_dual(X, y, RBFKernel(sigma2), C, tol=TOL, alpha0=sol.alpha)
+    assert again.n_iter == 0
+    np.testing.assert_allclose(again.alpha, sol.alpha, rtol=1e-14)
+
+
+RADIUS_WARM_CASES = [("cancer", 30.0), ("digits", 64.0), ("noisy", 1.0)]
+
+
+def radius_warm_and_cold(X, sigma2, C):
+    """Radius at (C, σ²), then at (C·e^0.3, σ²·e^0.3) cold and warm (shift = 1/C; C=None: R²)."""
+    shift0 = 0.0 if C is None else 1.0 / C
+    shift1 = 0.0 if C is None else 1.0 / (C * np.exp(STEP))
+    base = solve_radius(X, RBFKernel(sigma2), shift=shift0, tol=TOL)
+    k1 = RBFKernel(sigma2 * np.exp(STEP))
+    cold = solve_radius(X, k1, shift=shift1, tol=TOL)
+    b0 = warm_start_beta(base.beta)
+    assert np.all(b0 >= 0) and abs(b0.sum() - 1) <= 1e-14
+    warm = solve_radius(X, k1, shift=shift1, tol=TOL, beta0=b0)
+    return cold, warm, k1, shift1
+
+
+@pytest.mark.parametrize("dataset,sigma2", RADIUS_WARM_CASES, indirect=["dataset"])
+@pytest.mark.parametrize("C", [None, 1.0, 1e2], ids=["R2", "R2tilde-C=1", "R2tilde-C=100"])
+def test_radius_warm_start_reaches_same_solution(dataset, sigma2, C):
+    X, _ = dataset
+    cold, warm, k1, shift1 = radius_warm_and_cold(X, sigma2, C)
+    Kt = k1.block(X) + shift1 * np.eye(X.shape[0])
+    assert_radius_kkt(warm, Kt, TOL)
+    assert rel(warm.r2, cold.r2) <= OBJ_RTOL
+
+
+@pytest.mark.parametrize("dataset,sigma2", RADIUS_WARM_CASES, indirect=["dataset"])
+@pytest.mark.parametrize("C", [None, 1e2], ids=["R2", "R2tilde-C=100"])
+def test_radius_warm_start_needs_fewer_iterations(dataset, sigma2, C):
+    X, _ = dataset
+    cold, warm, _, _ = radius_warm_and_cold(X, sigma2, C)
+    assert warm.n_iter < cold.n_iter, (warm.n_iter, cold.n_iter)
+
+
+def test_warm_start_beta_clips_and_normalises():
+    np.testing.assert_allclose(warm_start_beta([2.0, -1.0, 0.0, 2.0]), [0.5, 0.0, 0.0, 0.5])
+
+
+# ---------------------------------------------------------------------------------------------
+# singular Q: duplicated points, identical points with opposite labels
+
+
+@pytest.mark.parametrize("kernel", [RBFKernel(1.0), LinearKernel(), PolynomialKernel(2, 1.0)],
+                         ids=repr)
+@pytest.mark.parametrize("C", [1e-3, 1.0, 1e2])
+def test_duplicated_rows(noisy_data, kernel, C):
+    X, y = noisy_data
+    X2, y2 = np.repeat(X, 2, axis=0), np.repeat(y, 2)  # every row twice: rank(Q) ≤ l/2
+    K2 = kernel.block(X2)
+    sol = solve_svm_dual(X2, y2, kernel, C, tol=TOL)
+    assert_kkt(sol, y2, C, "l1", TOL, K=K2)
+    svc = svc_for(kernel, C).fit(X2, y2)
+    assert rel(sol.objective, svc_objective(svc, K2)) <= OBJ_RTOL
+    # primal: ½‖w‖² + C Σ 2ξ_i, i.e. the original problem at 2C (α of twins sum to its α)
+    orig = solve_svm_dual(X, y, kernel, 2 * C, tol=1e-8)
+    assert rel(sol.objective, orig.objective) <= OBJ_RTOL
+    np.testing.assert_allclose(sol.alpha[0::2] + sol.alpha[1::2], orig.alpha, rtol=0,
+                               atol=1e-3 * C)
+
+
+@pytest.mark.parametrize("kernel", [RBFKernel(1.0), LinearKernel(), PolynomialKernel(2, 1.0)],
+                         ids=repr)
+@pytest.mark.parametrize("C", [1e-3, 1.0, 1e2])
+def test_identical_points_with_opposite_labels(noisy_data, kernel, C):
+    X, y = noisy_data
+    X3 = np.vstack([X, X[:10]])
+    y3 = np.concatenate([y, -y[:10]])  # 10 points carry both labels: no separating function
+    K3 = kernel.block(X3)
+    sol = solve_svm_dual(X3, y3, kernel, C, tol=TOL)
+    assert_kkt(sol, y3, C, "l1", TOL, K=K3)
+    svc = svc_for(kernel, C).fit(X3, y3)
+    assert rel(sol.objective, svc_objective(svc, K3)) <= OBJ_RTOL
+    assert set(sol.support.tolist()) == set(svc.support_.tolist())
+    # of the two copies of a contradicted point, the one with y·f ≤ 0 < 1 violates the margin
+    # and must sit exactly at the bound α = C
+    f = decision_function(X3, y3, sol.alpha, sol.b, kernel, X3)
+    n = len(y)
+    for i in range(10):
+        j = n + i
+        worse = i if y3[i] * f[i] <= y3[j] * f[j] else j
+        assert y3[worse] * f[worse] <= 0.0
+        assert sol.alpha[worse] == C
+
+
+def test_all_points_identical_with_both_labels():
+    X = np.ones((6, 2))
+    y = np.array([1.0, -1.0, 1.0, -1.0, 1.0, 1.0])
+    for loss in ("l1", "l2"):
+        sol = solve_svm_dual(X, y, RBFKernel(1.0), 1.0, loss=loss, tol=TOL)
+        K = np.ones((6, 6))
+        assert_kkt(sol, y, 1.0, loss, TOL, K=K)
+    r = solve_radius(X, RBFKernel(1.0), tol=TOL)
+    assert r.converged and abs(r.r2) <= 1e-15
+
+
+# ---------------------------------------------------------------------------------------------
+# kernel cache, tolerance, iteration limit
+
+
+@pytest.mark.parametrize("dataset,sigma2", [("cancer", 30.0), ("digits", 64.0)],
+                         indirect=["dataset"])
+@pytest.mark.parametrize("loss", ["l1", "l2"])
+def test_tiny_cache_gives_same_solution(dataset, sigma2, loss):
+    X, y = dataset
+    kernel = RBFKernel(sigma2)
+    # 0.01 MB holds 0.01·2²⁰ / (8·l) rows: 2 rows for l = 569, 3 for l = 400
+    big = solve_svm_dual(X, y, kernel, 10.0, loss=loss, tol=TOL, cache_size=200.0)
+    tiny = solve_svm_dual(X, y, kernel, 10.0, loss=loss, tol=TOL, cache_size=0.01)
+    assert tiny.n_kernel_rows > 5 * big.n_kernel_rows  # the cache really thrashed
+    # the same arithmetic in the same order: identical iterates
+    assert tiny.n_iter == big.n_iter
+    np.testing.assert_array_equal(tiny.alpha, big.alpha)
+    assert tiny.b == big.b
+    rb = solve_radius(X, kernel, tol=TOL, cache_size=200.0)
+    rt = solve_radius(X, kernel, tol=TOL, cache_size=0.01)
+    assert rt.n_kernel_rows > rb.n_kernel_rows
+    np.testing.assert_array_equal(rt.beta, rb.beta)
+
+
+@pytest.mark.parametrize("dataset,sigma2,C", [("cancer", 30.0, 1.0), ("cancer", 30.0, 1e2),
+                                              ("digits", 64.0, 1.0), ("noisy", 1.0, 1e4)],
+                         indirect=["dataset"])
+@pytest.mark.parametrize("loss", ["l1", "l2"])
+def test_tight_tolerance(dataset, sigma2, C, loss):
+    X, y = dataset
+    kernel = RBFKernel(sigma2)
+    sol = solve_svm_dual(X, y, kernel, C, loss=loss, tol=1e-8)
+    assert_kkt(sol, y, C, loss, 1e-8, K=kernel.block(X))
+    loose = solve_svm_dual(X, y, kernel, C, loss=loss, tol=1e-3)
+    assert loose.converged and loose.n_iter <= sol.n_iter
+    assert loose.objective <= sol.objective * (1 + 1e-12)  # maximisation: never above the optimum
+    r = solve_radius(X, kernel, tol=1e-8)
+    assert_radius_kkt(r, kernel.block(X), 1e-8)
+
+
+def test_max_iter_stops_early_and_reports_not_converged(cancer_data):
+    X, y = cancer_data
+    sol = solve_svm_dual(X, y, RBFKernel(30.0), 1.0, tol=TOL, max_iter=5)
+    assert sol.n_iter == 5 and not sol.converged and sol.max_violation >= TOL
+    # still feasible
+    assert np.all((sol.alpha >= 0) & (sol.alpha <= 1.0)) and abs(y @ sol.alpha) < 1e-12
+    r = solve_radius(X, RBFKernel(30.0), tol=TOL, max_iter=3)
+    assert r.n_iter == 3 and not r.converged
+
+
+def test_loose_tolerance_violation_is_reported(cancer_data):
+    X, y = cancer_data
+    sol = solve_svm_dual(X, y, RBFKernel(30.0), 1.0, tol=1e-1)
+    assert sol.converged and sol.max_violation < 1e-1
+    assert_kkt(sol, y, 1.0, "l1", 1e-1, K=RBFKernel(30.0).block(X))
