@@ -1,0 +1,121 @@
+"""Reference measures: k-fold cross-validation error and the exact leave-one-out error.
+
+Not differentiable; used with the grid or annealing searches and to check the bounds and
+estimates of ``span.py`` / ``radius_margin.py``. Both work with our SMO solver for either loss
+(``loss='l1'``, the default, or ``'l2'``) and count errors with Chapelle's step function
+(eq. 4–5): a held-out point x_p is an error when y_p f(x_p) < 0.
+
+Scale: both values are **numbers of errors on the ℓ training points** (every point is held out
+exactly once in either procedure), the scale of Chapelle's ℒ (eq. 5) and of the other LOO
+estimates in svmbound; ``info['rate']`` = value/ℓ is the usual error rate.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..solvers import decision_function, solve_svm_dual, warm_start_alpha
+from ..solvers.svm import check_loss
+from .base import Criterion
+
+
+class _ReferenceCriterion(Criterion):
+    loss = "l1"
+    differentiable = False
+
+    def __init__(self, X, y, kernel, *, loss: str = "l1", **kw):
+        super().__init__(X, y, kernel, **kw)
+        self.loss = check_loss(loss)
+
+    def _solve(self, X, y, kernel, C, alpha0):
+        sol = solve_svm_dual(X, y, kernel, C, loss=self.loss, tol=self.tol, alpha0=alpha0,
+                             cache_size=self.cache_size, check_input=False)
+        self.n_trainings += 1
+        return sol
+
+
+class CrossValidationError(_ReferenceCriterion):
+    """k-fold cross-validation error count: Σ_folds #{p in the fold : y_p f^{−fold}(x_p) < 0}.
+
+    Folds: ``StratifiedKFold(n_folds, shuffle=True, random_state)``, fixed at construction
+    (``self.folds`` lists (train, test) index pairs, usable as scikit-learn's ``cv``). Each fold's
+    SVM is warm-started from that fold's α at the previous θ (scaled by C_new/C_old, clipped,
+    yᵀα = 0 repaired: ``warm_start_alpha``).
+    """
+
+    name = "cv-error"
+    formula = "number of misclassified held-out points over k stratified folds (rate = value/l)"
+    source = "k-fold cross-validation (reference measure)"
+
+    def __init__(self, X, y, kernel, *, loss: str = "l1", n_folds: int = 5, random_state=0, **kw):
+        super().__init__(X, y, kernel, loss=loss, **kw)
+        from sklearn.model_selection import StratifiedKFold
+
+        n_folds = int(n_folds)
+        n_minor = int(min(np.count_nonzero(self.y > 0), np.count_nonzero(self.y < 0)))
+        if n_folds < 2 or n_folds > n_minor:
+            raise ValueError(f"n_folds must be between 2 and the size of the smaller class "
+                             f"({n_minor}), got {n_folds}")
+        self.n_folds = n_folds
+        self.random_state = random_state
+        skf = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=random_state)
+        self.folds = [(tr, te) for tr, te in skf.split(self.X, self.y)]
+        self._fold_prev: list = [None] * n_folds
+
+    def _compute(self, C, kernel, need_grad):
+        errors = 0
+        n_iter = 0
+        for k, (tr, te) in enumerate(self.folds):
+            Xtr, ytr = self.X[tr], self.y[tr]
+            prev = self._fold_prev[k]
+            alpha0 = None
+            if self.warm_start and prev is not None:
+                alpha0 = warm_start_alpha(prev.alpha, ytr, prev.C, C, self.loss)
+            sol = self._solve(Xtr, ytr, kernel, C, alpha0)
+            self._fold_prev[k] = sol
+            n_iter += sol.n_iter
+            f = decision_function(Xtr, ytr, sol.alpha, sol.b, kernel, self.X[te])
+            errors += int(np.count_nonzero(self.y[te] * f < 0))
+        value = float(errors)
+        return value, None, {"n_folds": self.n_folds, "n_iter": n_iter,
+                             "rate": value / self.y.size}
+
+
+class LeaveOneOutError(_ReferenceCriterion):
+    """Exact leave-one-out error count ℒ = Σ_p step(−y_p f^p(x_p)) (Chapelle eq. 5).
+
+    Only support vectors are retrained: removing a point with α_p = 0 does not change the
+    solution (Chapelle §3.2.1, §6.3), so for it f^p = f⁰ and it is an error iff y_p f⁰(x_p) < 0
+    (never, at an exact optimum, since y_p f⁰(x_p) ≥ 1 there). For a support vector p the SVM
+    on the other ℓ − 1 points is warm-started from the full solution with α_p removed and
+    yᵀα = 0 repaired (``warm_start_alpha``). ``info['loo_errors']`` lists the indices in error.
+    """
+
+    name = "loo-error"
+    formula = "#{p : y_p f^p(x_p) < 0}, f^p trained without point p (LOO error count; rate = value/l)"
+    source = "Chapelle et al. 2002 eq. 5 (exact leave-one-out procedure)"
+
+    def _compute(self, C, kernel, need_grad):
+        full = self.solve_svm(C, kernel)
+        y = self.y
+        # y_i f⁰(x_i) = (Q̃α)_i + y_i b = gradient_i + 1 + y_i b for every α_i = 0 point
+        margin0 = full.gradient + 1.0 + y * full.b
+        errors = [int(i) for i in np.flatnonzero((full.alpha == 0) & (margin0 < 0))]
+        sv = full.support
+        keep = np.ones(y.size, dtype=bool)
+        for p in sv:
+            keep[p] = False
+            Xp, yp = self.X[keep], y[keep]
+            alpha0 = warm_start_alpha(full.alpha[keep], yp, C, C, self.loss)
+            sol = self._solve(Xp, yp, kernel, C, alpha0)
+            f = decision_function(Xp, yp, sol.alpha, sol.b, kernel, self.X[p:p + 1])[0]
+            if y[p] * f < 0:
+                errors.append(int(p))
+            keep[p] = True
+        errors.sort()
+        value = float(len(errors))
+        return value, None, {"n_sv": int(sv.size), "n_retrained": int(sv.size),
+                             "loo_errors": errors, "rate": value / y.size, "b": full.b}
+
+
+__all__ = ["CrossValidationError", "LeaveOneOutError"]

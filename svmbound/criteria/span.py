@@ -1,0 +1,347 @@
+"""Chapelle et al. (2002) §3.2 leave-one-out estimates for the L2-SVM, and the smoothed span
+bound of §4/§6.4 with its exact gradient.
+
+Every criterion here works, as Chapelle does, with the *hard-margin* SVM and the L2 soft margin
+folded into the kernel (Chapelle eq. 3):
+
+    K̃ = K + I/C,   so   ∂K̃/∂ln C = −I/C   and   ∂K̃/∂θ_k = ∂K/∂θ_k.
+
+The L2-SVM has no upper bound on α, so every support vector (α_p > 0) is "free" and lies on the
+margin of the K̃-machine: y_p f̃⁰(x_p) = 1. The leave-one-out (LOO) error of this hard-margin
+machine is exactly the LOO error of the L2-SVM (a left-out point only meets the other points,
+where K̃ = K), so the estimates below estimate the LOO error of the L2-SVM.
+
+Scale: every value is a **number of (estimated) LOO errors on the ℓ training points** — Chapelle's
+T without its 1/ℓ, as in DESIGN.md §3 ("Σ_p Ψ(α_p S_p² − 1)") — directly comparable with the
+exact count of ``LeaveOneOutError`` and with R̃²‖w̃‖² (``rm-l2``). ``info["rate"]`` holds value/ℓ.
+
+Classes (registry name in brackets):
+
+* ``SpanBound`` ["span"]: Σ_{p=1..ℓ} Ψ(α_p S̃_p² − 1) with the sigmoid Ψ(x) = 1/(1 + exp(−A x + B))
+  (Chapelle §4; A = 5, B = 0 as in its Fig. 1) and the regularised span of §6.4,
+  S̃_p² = 1/((M̃ + D)⁻¹)_pp − D_pp, D = diag(η/α_1, …, η/α_n, 0), η = 0.1,
+  M̃ = [[K̃_SV, 1], [1ᵀ, 0]]. Differentiable (§6.3 + §6.4).
+* ``SpanEstimate`` ["span-exact"]: Chapelle eq. 7 with the step function and S_p² = 1/(M̃⁻¹)_pp
+  (eq. 12): the exact LOO error count when the SV set does not change in the LOO procedure.
+* ``JaakkolaHaussler`` ["jaakkola-haussler"]: Σ_p step(α_p K̃_pp − 1) (§3.2.2).
+* ``OpperWinther`` ["opper-winther"]: Σ_p step(α_p/(K̃_SV⁻¹)_pp − 1) (§3.2.3).
+* ``SupportVectorCount`` ["sv-count"]: N_SV (§3.2.1).
+* ``RadiusMarginHard`` ["r2-gamma2"]: R²/γ² = R̃²‖w̃‖² (§3.2.4 with eq. 3) — identical to ``rm-l2``.
+
+Before the span formulas are applied, α and b are refined on the support set by solving
+Chapelle's §6.3 system H (α, b) = (1, 0) (``polish_alpha_b``): for the L2-SVM it holds exactly at
+the optimum, and it removes the solver's tolerance-level error that the η/α_i terms of the
+regularised span would otherwise amplify (so value and gradient agree to ~1e-8 even at tol 1e-8).
+
+Jaakkola–Haussler, Opper–Winther and R²/γ² are bounds/estimates proven for SVMs *without*
+threshold; here they are evaluated on the solution of the SVM with threshold b, as Chapelle does
+in his experiments. Only N_SV and 4R̃²‖w̃‖² are upper bounds on the LOO error of the SVM with
+threshold.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit
+
+from ..kernels import LinearKernel, PolynomialKernel, RBFKernel
+from .base import Criterion
+from .radius_margin import RadiusMarginL2
+
+
+# --------------------------------------------------------------------------------------------
+# helpers shared with validation.py
+# --------------------------------------------------------------------------------------------
+def sigmoid(x, A: float = 5.0, B: float = 0.0):
+    """Chapelle §4: Ψ(x) = 1/(1 + exp(−A x + B))."""
+    return expit(A * np.asarray(x, dtype=np.float64) - B)
+
+
+def _check_finite_positive(value, name):
+    v = float(value)
+    if not np.isfinite(v) or v <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return v
+
+
+def _kernel_derivative_matrices(kernel, X, Z=None) -> list:
+    """[∂K(X, Z)/∂θ_k for every kernel parameter k], as explicit matrices.
+
+    RBF: ∂K/∂ln σ² = K ∘ D² / (2σ²) (D² the squared distances); polynomial: ∂K/∂c =
+    d (⟨x, z⟩ + c)^(d−1); kernels without parameters (linear, precomputed): []. Any other kernel
+    raises NotImplementedError. Only for small blocks (the support vectors).
+    """
+    Z = X if Z is None else Z
+    kind = type(kernel)
+    if kind is RBFKernel:
+        m = Z.mean(axis=0)                      # translation invariant: centre (fewer digits lost)
+        X, Z = X - m, Z - m
+        xx = np.einsum("ij,ij->i", X, X)[:, None]
+        zz = np.einsum("ij,ij->i", Z, Z)[None, :]
+        d2 = np.maximum(xx + zz - 2.0 * (X @ Z.T), 0.0)
+        return [np.exp(-kernel.gamma * d2) * d2 / (2.0 * kernel.sigma2)]
+    if kind is PolynomialKernel:
+        return [kernel.degree * (X @ Z.T + kernel.coef0) ** (kernel.degree - 1)]
+    if kind is LinearKernel or len(kernel.param_names) == 0:
+        return []
+    raise NotImplementedError(
+        f"the span-bound gradient needs the explicit matrix dK/dtheta, which is implemented for "
+        f"the rbf, poly and linear kernels only, not for kernel {kernel.name!r} "
+        f"({type(kernel).__name__})")
+
+
+def span_squared(K_sv, alpha_sv=None, eta: float = 0.0):
+    """Squared spans of the support vectors (Chapelle eq. 12 and its regularised form, §6.4).
+
+    S_p² = 1/((M̃ + D)⁻¹)_pp − D_pp,  M̃ = [[K_SV, 1], [1ᵀ, 0]],  D = diag(η/α_1, …, η/α_n, 0).
+
+    With η = 0 this is eq. 12, the squared distance from Φ(x_p) to the affine hull
+    {Σ_{i≠p} λ_i Φ(x_i), Σ λ_i = 1} of the other support vectors (eq. 6). With η > 0 it is
+    min_{Σλ=1} ‖Φ(x_p) − Σ_{i≠p} λ_i Φ(x_i)‖² + η Σ_{i≠p} λ_i²/α_i.
+
+    Returns (S², (M̃ + D)⁻¹, diag D[:n]).
+    """
+    K_sv = np.asarray(K_sv, dtype=np.float64)
+    n = K_sv.shape[0]
+    G = np.zeros((n + 1, n + 1))
+    G[:n, :n] = K_sv
+    G[:n, n] = 1.0
+    G[n, :n] = 1.0
+    d = np.zeros(n)
+    if eta > 0:
+        d = eta / np.asarray(alpha_sv, dtype=np.float64)
+        G[np.arange(n), np.arange(n)] += d
+    Ginv = np.linalg.inv(G)
+    with np.errstate(divide="ignore"):
+        s2 = 1.0 / np.diag(Ginv)[:n] - d
+    return s2, Ginv, d
+
+
+def hyperplane_system(Kt_sv, y_sv) -> np.ndarray:
+    """Chapelle §6.3: H = [[K̃^Y, y], [yᵀ, 0]], K̃^Y_ij = y_i y_j K̃_ij over the support vectors,
+    so that H (α, b) = (1, 0) and ∂(α, b)/∂θ = −H⁻¹ (∂H/∂θ) (α, b)."""
+    n = y_sv.size
+    H = np.zeros((n + 1, n + 1))
+    H[:n, :n] = Kt_sv * np.outer(y_sv, y_sv)
+    H[:n, n] = y_sv
+    H[n, :n] = y_sv
+    return H
+
+
+def polish_alpha_b(Kt_sv, y_sv, alpha_sv, b):
+    """(α, b) on the support set from Chapelle's §6.3 system H (α, b) = (1, 0).
+
+    For the L2-SVM every support vector is on the K̃-margin, so this linear system holds exactly
+    at the optimum; solving it removes the solver's tolerance-level error from α and b (which the
+    span's η/α_i terms would amplify) and makes the value consistent with the §6.3 derivatives.
+    Falls back to the solver's (α, b) if the solve fails or gives a non-positive α_i (the SV set
+    returned by the solver was then not exact).
+    """
+    n = y_sv.size
+    try:
+        sol = np.linalg.solve(hyperplane_system(Kt_sv, y_sv), np.r_[np.ones(n), 0.0])
+    except np.linalg.LinAlgError:
+        return alpha_sv, b
+    if not np.all(np.isfinite(sol)) or np.any(sol[:n] <= 0):
+        return alpha_sv, b
+    return sol[:n], float(sol[n])
+
+
+def alpha_b_adjoint(Kt_sv, y_sv, g_alpha, g_b: float = 0.0) -> np.ndarray:
+    """u = H⁻¹ (g_α, g_b), so that g_αᵀ dα + g_b db = −u[:n]ᵀ (∂K̃^Y/∂θ) α
+    = −Σ_ij (u∘y)_i (α∘y)_j ∂K̃_ij/∂θ   (Chapelle §6.3 in adjoint form, H symmetric)."""
+    H = hyperplane_system(Kt_sv, y_sv)
+    return np.linalg.solve(H, np.concatenate([g_alpha, [g_b]]))[:y_sv.size]
+
+
+# --------------------------------------------------------------------------------------------
+# criteria
+# --------------------------------------------------------------------------------------------
+class _L2SVEstimate(Criterion):
+    """Base: solve the L2-SVM and build K̃_SV = K_SV + I/C over the support vectors."""
+
+    loss = "l2"
+    differentiable = False
+
+    def _sv_problem(self, C, kernel):
+        """(solution, SV indices, K̃_SV, α_SV, b), α and b polished by ``polish_alpha_b``."""
+        sol = self.solve_svm(C, kernel)
+        sv = sol.support
+        Xsv = self.X[sv]
+        Kt = kernel.block(Xsv)
+        Kt[np.diag_indices_from(Kt)] += 1.0 / C
+        a, b = polish_alpha_b(Kt, self.y[sv], sol.alpha[sv], sol.b)
+        return sol, sv, Kt, a, b
+
+    def _info(self, sol, value) -> dict:
+        n = self.y.size
+        return {"n_sv": int(sol.support.size), "b": sol.b, "n_iter": sol.n_iter,
+                "max_violation": sol.max_violation, "max_alpha": float(sol.alpha.max()),
+                "rate": float(value) / n}
+
+
+class SpanBound(_L2SVEstimate):
+    """Smoothed, regularised span estimate (Chapelle eq. 7 smoothed as in §4, span of §6.4).
+
+    T(θ) = Σ_{p=1}^{ℓ} Ψ(α_p S̃_p² − 1),   Ψ(x) = 1/(1 + exp(−A x + B)),
+    S̃_p² = 1/((M̃ + D)⁻¹)_pp − D_pp,  M̃ = [[K̃_SV, 1], [1ᵀ, 0]],  D = diag(η/α_SV, 0),
+    K̃ = K + I/C. Non-support vectors (α_p = 0) contribute the constant Ψ(−1) each (eq. 7 sums
+    over all p), which keeps T continuous when a point enters or leaves the support set.
+
+    Value: a smoothed number of LOO errors (Chapelle's T times ℓ; ``info['rate']`` = T/ℓ).
+
+    Gradient (θ = (ln C, kernel θ)), with Ψ'_p = A Ψ_p (1 − Ψ_p), G = M̃ + D, B = G⁻¹:
+      ∂S̃_p²/∂θ = (S̃_p² + D_pp)² (B (∂G/∂θ) B)_pp − ∂D_pp/∂θ       (eqs. 11–12, §6.4)
+      ∂G/∂θ = [[∂K̃_SV/∂θ + ∂D/∂θ, 0], [0, 0]],  ∂D_ii/∂θ = −η (∂α_i/∂θ)/α_i²
+      ∂(α, b)/∂θ = −H⁻¹ (∂H/∂θ) (α, b),  H = [[K̃^Y, y], [yᵀ, 0]]      (§6.3)
+    assembled in adjoint form: with w_p = Ψ'_p α_p (S̃_p² + D_pp)², P = B diag(w) B (SV block),
+    g_i = Ψ'_i S̃_i² − η (P_ii − Ψ'_i α_i)/α_i² and u = H⁻¹ (g, 0):
+      ∂T/∂θ = Σ_ij [P_ij − (u∘y)_i (α∘y)_j] ∂K̃_ij/∂θ.
+    This is exact for the SV set at θ (it is locally constant for the L2-SVM except where a
+    point crosses the margin). The kernel derivative matrices are formed explicitly over the
+    support vectors (RBF, polynomial, linear kernels).
+    """
+
+    name = "span"
+    differentiable = True
+    formula = ("sum_p Psi(alpha_p S~_p^2 - 1) over all l points (a smoothed LOO error count), "
+               "Psi(x) = 1/(1+exp(-A x + B)), S~_p^2 = 1/((M~ + D)^-1)_pp - D_pp, "
+               "M~ = [[K~_SV, 1], [1', 0]], D = diag(eta/alpha), K~ = K + I/C; A=5, B=0, eta=0.1")
+    source = "Chapelle et al. 2002 eq. 7, sec. 4 (sigmoid), sec. 6.3-6.4 (regularised span, gradient)"
+
+    def __init__(self, X, y, kernel, *, A: float = 5.0, B: float = 0.0, eta: float = 0.1, **kw):
+        super().__init__(X, y, kernel, **kw)
+        self.A = _check_finite_positive(A, "A")
+        B = float(B)
+        if not np.isfinite(B):
+            raise ValueError(f"B must be a finite number, got {B!r}")
+        self.B = B
+        eta = float(eta)
+        if not np.isfinite(eta) or eta < 0:
+            raise ValueError(f"eta must be a finite number >= 0, got {eta!r}")
+        self.eta = eta
+
+    def _compute(self, C, kernel, need_grad):
+        sol, sv, Kt, a, _ = self._sv_problem(C, kernel)
+        ysv = self.y[sv]
+        n_sv, n = sv.size, self.y.size
+        s2, Ginv, d = span_squared(Kt, a, self.eta)
+        z = a * s2 - 1.0
+        psi = sigmoid(z, self.A, self.B)
+        value = float(psi.sum()) + (n - n_sv) * float(sigmoid(-1.0, self.A, self.B))
+        info = self._info(sol, value)
+        info.update(eta=self.eta, A=self.A, B=self.B, span2_sum=float(s2.sum()),
+                    n_span_errors=int(np.count_nonzero(z > 0)))
+        if not need_grad:
+            return value, None, info
+        dpsi = self.A * psi * (1.0 - psi)
+        Bsv = Ginv[:n_sv, :n_sv]
+        w = dpsi * a * (s2 + d) ** 2            # (S̃² + D_pp)² = 1/B_pp²
+        P = (Bsv * w) @ Bsv
+        g = dpsi * s2
+        if self.eta > 0:
+            g = g - self.eta * (np.diag(P) - dpsi * a) / a ** 2
+        u = alpha_b_adjoint(Kt, ysv, g)
+        W = P - np.outer(u * ysv, a * ysv)
+        W = 0.5 * (W + W.T)
+        grad = np.empty(self.n_params)
+        grad[0] = -np.trace(W) / C                       # ∂K̃/∂ln C = −I/C
+        Xsv = self.X[sv]
+        for k, dK in enumerate(_kernel_derivative_matrices(kernel, Xsv)):
+            grad[1 + k] = float(np.sum(W * dK))
+        return value, grad, info
+
+
+class SpanEstimate(_L2SVEstimate):
+    """Unsmoothed span estimate (Chapelle eq. 7 with the step function, S_p² from eq. 12).
+
+    T = Σ_p step(α_p S_p² − 1),  S_p² = 1/(M̃⁻¹)_pp,  M̃ = [[K̃_SV, 1], [1ᵀ, 0]],  K̃ = K + I/C,
+    step(x) = 1 for x > 0. Under the assumption that the set of support vectors does not change
+    when a point is left out, y_p (f⁰(x_p) − f^p(x_p)) = α_p S_p² (§3.2.5) and T is the exact
+    number of LOO errors of the L2-SVM. Value: a count (≤ ℓ).
+    """
+
+    name = "span-exact"
+    formula = ("#{p : alpha_p S_p^2 > 1} (LOO error count), S_p^2 = 1/(M~^-1)_pp, "
+               "M~ = [[K~_SV, 1], [1', 0]], K~ = K + I/C")
+    source = "Chapelle et al. 2002 eq. 6-7, eq. 12"
+
+    def _compute(self, C, kernel, need_grad):
+        sol, sv, Kt, a, _ = self._sv_problem(C, kernel)
+        s2, _, _ = span_squared(Kt)
+        value = float(np.count_nonzero(a * s2 > 1.0))
+        info = self._info(sol, value)
+        info.update(span2_sum=float(s2.sum()), alpha_span2_sum=float(a @ s2))
+        return value, None, info
+
+
+class JaakkolaHaussler(_L2SVEstimate):
+    """Jaakkola–Haussler bound (Chapelle §3.2.2): T = Σ_p step(α_p K̃(x_p, x_p) − 1), K̃ = K + I/C.
+
+    A bound on the LOO error count for SVMs without threshold; evaluated here on the L2-SVM with
+    threshold. ``info['wahba']`` holds Wahba's estimate Σ_p α_p K̃_pp (≥ T)."""
+
+    name = "jaakkola-haussler"
+    formula = "#{p : alpha_p K~_pp > 1} (LOO error count), K~ = K + I/C"
+    source = "Chapelle et al. 2002 sec. 3.2.2 (Jaakkola & Haussler)"
+
+    def _compute(self, C, kernel, need_grad):
+        sol = self.solve_svm(C, kernel)
+        sv = sol.support
+        a = sol.alpha[sv]
+        kdiag = kernel.diag(self.X[sv]) + 1.0 / C
+        value = float(np.count_nonzero(a * kdiag > 1.0))
+        info = self._info(sol, value)
+        info.update(wahba=float(a @ kdiag))
+        return value, None, info
+
+
+class OpperWinther(_L2SVEstimate):
+    """Opper–Winther estimate (Chapelle §3.2.3): T = Σ_p step(α_p/(K̃_SV⁻¹)_pp − 1), K̃ = K + I/C.
+
+    Exact LOO count for the SVM without threshold when the SV set does not change; evaluated
+    here on the L2-SVM with threshold (the span without the constraint Σλ = 1)."""
+
+    name = "opper-winther"
+    formula = "#{p : alpha_p / (K~_SV^-1)_pp > 1} (LOO error count), K~ = K + I/C"
+    source = "Chapelle et al. 2002 sec. 3.2.3 (Opper & Winther)"
+
+    def _compute(self, C, kernel, need_grad):
+        sol, sv, Kt, a, _ = self._sv_problem(C, kernel)
+        inv_diag = np.diag(np.linalg.inv(Kt))
+        value = float(np.count_nonzero(a / inv_diag > 1.0))
+        return value, None, self._info(sol, value)
+
+
+class SupportVectorCount(_L2SVEstimate):
+    """Support-vector count (Chapelle §3.2.1): T = N_SV, an upper bound on the LOO error count
+    (removing a non-support vector does not change the solution)."""
+
+    name = "sv-count"
+    formula = "N_SV (number of support vectors of the L2-SVM; bounds the LOO error count)"
+    source = "Chapelle et al. 2002 sec. 3.2.1"
+
+    def _compute(self, C, kernel, need_grad):
+        sol = self.solve_svm(C, kernel)
+        value = float(sol.support.size)
+        return value, None, self._info(sol, value)
+
+
+class RadiusMarginHard(RadiusMarginL2):
+    """R²/γ² of Chapelle §3.2.4 / Theorem 1 in his hard-margin framework: with the L2 soft margin
+    folded into the kernel (eq. 3), R²/γ² = R̃²‖w̃‖², R̃ and w̃ computed with K̃ = K + I/C.
+
+    This is the same quantity (value and gradient) as ``rm-l2`` (Chung 1.8), exposed under
+    Chapelle's name. A literal hard margin with the plain kernel (C → ∞) is not used: for
+    overlapping classes and wide kernels it is (nearly) infeasible, α grows without bound and
+    the dual solver does not converge. Note 4R̃²‖w̃‖² (not R̃²‖w̃‖²) is the proven bound on the
+    LOO error count for the SVM with threshold (Chapelle §3.2.5, 'Link with R²/γ²').
+    """
+
+    name = "r2-gamma2"
+    formula = "R~^2 ||w~||^2 = R^2/gamma^2 with K~ = K + I/C (same as rm-l2)"
+    source = "Chapelle et al. 2002 sec. 3.2.4, Theorem 1, eq. 3, sec. 6.1-6.2"
+
+
+__all__ = ["SpanBound", "SpanEstimate", "JaakkolaHaussler", "OpperWinther",
+           "SupportVectorCount", "RadiusMarginHard", "span_squared", "sigmoid"]
