@@ -20,7 +20,9 @@ def check_positive(value, name: str) -> float:
 
 def check_degree(degree) -> int:
     """An integer polynomial degree d >= 1."""
-    if isinstance(degree, bool) or not isinstance(degree, numbers.Integral):
+    if isinstance(degree, bool):
+        raise ValueError(f"degree must be an integer >= 1, got {degree!r}")
+    if not isinstance(degree, numbers.Integral):
         if isinstance(degree, numbers.Real) and float(degree).is_integer():
             degree = int(degree)
         else:

@@ -145,6 +145,19 @@ class RBFKernel(Kernel):
         zz = np.einsum("ij,ij->i", Z, Z)[None, :]
         return np.maximum(xx + zz - 2.0 * dot, 0.0)
 
+    def block(self, X, Z=None):
+        """exp(−γ‖x − z‖²), with X and Z centred on Z's mean first (translation invariance;
+        fewer digits lost in ‖x‖² + ‖z‖² − 2⟨x, z⟩) and an exact 1 where Z is X on the diagonal."""
+        same = Z is None or Z is X
+        Z = X if Z is None else Z
+        m = Z.mean(axis=0)
+        Xc = X - m
+        Zc = Xc if same else Z - m
+        K = super().block(Xc, Zc)
+        if same:
+            np.fill_diagonal(K, 1.0)
+        return K
+
     def _from_dot(self, dot, Xr, Z):
         d2 = self._sqdist(dot, Xr, Z)
         d2 *= -self.gamma

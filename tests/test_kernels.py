@@ -67,17 +67,12 @@ def test_rbf_diagonal_is_one(XZ):
     np.testing.assert_allclose(np.diag(RBFKernel(0.3).block(X)), 1.0, rtol=0, atol=1e-14)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: RBFKernel.block computes ‖x−z‖² as ‖x‖²+‖z‖²−2⟨x,z⟩, which cancels catastrophically "
-    "for x = z on unscaled data: block(X)[i, i] < 1 = diag(X)[i] (and the SMO's kernel_row "
-    "disagrees with its QD = 1 likewise). scikit-learn's rbf_kernel zeroes the diagonal when "
-    "X is Y and returns exactly 1."))
 def test_rbf_block_diagonal_is_exactly_one_on_unscaled_data():
     # one raw (unstandardised) point, σ² = e⁻⁵ — inside the search box ln σ² ∈ [−10, 10]
     X = np.array([[123.456, 789.012, 345.678]])
     k = RBFKernel(np.exp(-5.0))
     assert rbf_kernel(X, gamma=k.gamma)[0, 0] == 1.0
-    assert k.block(X)[0, 0] == k.diag(X)[0] == 1.0  # block gives 0.99999998
+    assert k.block(X)[0, 0] == k.diag(X)[0] == 1.0
 
 
 def test_rbf_block_values_stay_in_unit_interval():

@@ -392,28 +392,13 @@ def test_warm_start_reaches_same_solution(dataset, sigma2, C, loss):
     assert abs(warm.b - cold.b) <= 1e-4
 
 
-_WARM_BUG = (
-    "BUG in warm_start_alpha: the yᵀα = 0 repair multiplies a whole class by neg/pos (or pos/neg) "
-    "even when the imbalance is only rounding (~1e-16), so variables at the bound α_i = C become "
-    "C·(1 − 1e-16) < C: the SMO then treats them as free and spends iterations pushing them back. "
-    "Here 39 of 79 bounded variables lose their bound, and the warm start takes more iterations "
-    "than the cold one (353 vs 330; with the bounds kept it would take 296).")
-
-
-@pytest.mark.parametrize("dataset,sigma2,C", [
-    pytest.param(*c, marks=pytest.mark.xfail(strict=True, reason=_WARM_BUG))
-    if c == ("cancer", 30.0, 1.0) else c for c in WARM_CASES], indirect=["dataset"], ids=WARM_IDS)
+@pytest.mark.parametrize("dataset,sigma2,C", WARM_CASES, indirect=["dataset"], ids=WARM_IDS)
 def test_warm_start_needs_fewer_iterations_l1(dataset, sigma2, C):
     X, y = dataset
     cold, warm, _, _ = warm_and_cold(X, y, sigma2, C, "l1")
     assert warm.n_iter < cold.n_iter, (warm.n_iter, cold.n_iter)
 
 
-_WARM_BOUND_BUG = (
-    "BUG in warm_start_alpha: the rounding-level yᵀα repair moves α_i = C to C·(1 − ε) < C.")
-
-
-@pytest.mark.xfail(strict=True, reason=_WARM_BOUND_BUG + " Minimal case: α₀ becomes 0.9999999999999999.")
 def test_warm_start_alpha_minimal_example_keeps_the_bound():
     """Minimal reproduction: five points, C = 1, yᵀα = 2.2e-16 by rounding only."""
     y = np.array([1.0, 1.0, 1.0, -1.0, -1.0])
@@ -424,16 +409,11 @@ def test_warm_start_alpha_minimal_example_keeps_the_bound():
     assert a0[0] == 1.0 and a0[3] == 1.0  # ... but the bound must be kept exactly
 
 
-def _bound_case(d, s2, C, f, fails):
-    p = (d, s2, C, f)
-    return pytest.param(*p, marks=pytest.mark.xfail(strict=True, reason=_WARM_BOUND_BUG)) if fails else p
-
-
 @pytest.mark.parametrize("dataset,sigma2,C,factor", [
-    _bound_case("cancer", 30.0, 1.0, 1.0, False),
-    _bound_case("cancer", 30.0, 1.0, np.exp(STEP), True),
-    _bound_case("digits", 64.0, 1.0, 1.0, True),
-    _bound_case("digits", 64.0, 1.0, np.exp(STEP), False),
+    ("cancer", 30.0, 1.0, 1.0),
+    ("cancer", 30.0, 1.0, np.exp(STEP)),
+    ("digits", 64.0, 1.0, 1.0),
+    ("digits", 64.0, 1.0, np.exp(STEP)),
 ], indirect=["dataset"])
 def test_warm_start_alpha_keeps_bounded_variables_at_the_bound(dataset, sigma2, C, factor):
     X, y = dataset
@@ -449,9 +429,7 @@ def test_warm_start_alpha_keeps_bounded_variables_at_the_bound(dataset, sigma2, 
 
 @pytest.mark.parametrize("dataset,sigma2,C", [
     ("cancer", 30.0, 1.0), ("cancer", 30.0, 1e2), ("noisy", 1.0, 1.0),
-    pytest.param("digits", 64.0, 1.0, marks=pytest.mark.xfail(strict=True, reason=(
-        _WARM_BOUND_BUG + " Warm-starting from the tol-1e-6 optimum of the very same problem "
-        "takes 74 SMO iterations instead of 0 (73 bounded variables were moved off the bound)."))),
+    ("digits", 64.0, 1.0),
 ], indirect=["dataset"])
 def test_warm_start_from_the_optimum_of_the_same_problem_is_immediate(dataset, sigma2, C):
     X, y = dataset

@@ -39,6 +39,7 @@ def kernel_row(X, sq, i, code, gamma, coef0, degree, out):
             if d2 < 0.0:
                 d2 = 0.0
             out[j] = np.exp(-gamma * d2)
+        out[i] = 1.0
     else:
         for j in range(n):
             out[j] = (gamma * dots[j] + coef0) ** degree

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..kernels import Kernel
-from ._smo import PRECOMPUTED, smo
+from ._smo import PRECOMPUTED, RBF, smo
 
 #: LIBSVM's default kernel cache, in MB.
 DEFAULT_CACHE_MB = 200.0
@@ -65,6 +65,10 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
 
     n = y.shape[0]
     code, gamma, coef0, degree = kernel.spec()
+    if code == RBF:
+        # exp(−γ‖x − z‖²) is translation invariant: centring makes ‖x‖² + ‖z‖² − 2⟨x, z⟩ lose
+        # far fewer digits on data far from the origin.
+        X = np.ascontiguousarray(X - X.mean(axis=0))
     sq = np.einsum("ij,ij->i", X, X) if code != PRECOMPUTED else np.zeros(n)
     if max_iter is None:
         max_iter = max(10_000_000, 100 * n)

@@ -81,17 +81,32 @@ def warm_start_alpha(alpha_prev, y, C_prev: float, C_new: float, loss: str = "l1
     """A feasible starting α for a new C from the solution at C_prev (DESIGN.md §5).
 
     Scale by C_new/C_prev (the solution of the rescaled problem 4.1 moves little), clip to the
-    new box, then repair yᵀα = 0 by shrinking the class whose side sum is larger — which keeps
-    every α inside [0, C].
+    new box, then repair yᵀα = 0 on the class whose sum is larger: its free variables
+    (0 < α < C) are scaled down first, and only if they cannot absorb the excess are its
+    bounded ones reduced too — so variables at the bound stay exactly at C, which is what lets
+    the SMO keep them out of the working set. A relative imbalance below 1e-13 is rounding and
+    is left alone.
     """
     y = np.asarray(y, dtype=np.float64)
+    ub = C_new if loss == "l1" else np.inf
     a = np.asarray(alpha_prev, dtype=np.float64) * (C_new / C_prev)
-    a = np.clip(a, 0.0, C_new if loss == "l1" else np.inf)
+    if loss == "l1":
+        a[np.asarray(alpha_prev) >= C_prev] = C_new  # keep bounded variables exactly at the bound
+    a = np.clip(a, 0.0, ub)
     pos, neg = a[y > 0].sum(), a[y < 0].sum()
-    if pos > neg:
-        a[y > 0] *= neg / pos
-    elif neg > pos:
-        a[y < 0] *= pos / neg
+    excess = pos - neg
+    if abs(excess) <= 1e-13 * max(pos, neg, 1e-300):
+        return a
+    side = (y > 0) if excess > 0 else (y < 0)
+    excess = abs(excess)
+    free = side & (a > 0) & (a < ub)
+    free_sum = a[free].sum()
+    if free_sum >= excess:
+        a[free] *= (free_sum - excess) / free_sum
+    else:
+        a[free] = 0.0
+        rest = side & (a > 0)
+        a[rest] *= 1.0 - (excess - free_sum) / a[rest].sum()
     return a
 
 
