@@ -179,13 +179,13 @@ def criteria_table(as_json: bool) -> str:
         r["alias"] = aliases.get(r["name"])
     if as_json:
         return json.dumps(rows)
-    width = max(len(r["formula"]) for r in rows) + 2
-    head = f"{'name':<22}{'loss':<6}{'grad':<6}{'formula':<{width}}source"
-    lines = [head, "-" * len(head)]
+    head = f"{'name':<22}{'loss':<7}{'grad':<6}source"
+    lines = [head, "-" * 78]
     for r in rows:
         name = r["name"] + (f" ({r['alias']})" if r["alias"] else "")
-        lines.append(f"{name:<22}{r['loss']:<6}{'yes' if r['differentiable'] else 'no':<6}"
-                     f"{r['formula']:<{width}}{r['source']}")
+        lines.append(f"{name:<22}{r['loss']:<7}{'yes' if r['differentiable'] else 'no':<6}"
+                     f"{r['source']}")
+        lines.append(f"    {r['formula']}")
     lines.append("'radius-margin' picks rm-l2 for --loss l2 and rm-l1 for --loss l1.")
     return "\n".join(lines)
 

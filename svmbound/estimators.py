@@ -145,9 +145,13 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
 
     def make_criterion(self, X, y_pm):
         """The criterion object this estimator minimises, on ±1 labels."""
+        from .criteria import make_criterion
+
         cls = self._validate()
         kernel = base_kernel(self.kernel, self.degree, self.coef0)
-        return cls(X, y_pm, kernel, tol=self.tol, cache_size=self.cache_size)
+        return make_criterion(cls.name, X, y_pm, kernel, loss=self.loss,
+                              random_state=self.random_state, tol=self.tol,
+                              cache_size=self.cache_size)
 
     def _grid_axes(self, param_names, lower, upper):
         from .search.grid import grid_range

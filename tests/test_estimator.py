@@ -93,7 +93,7 @@ def test_l1_no_bounded_sv_rule_keeps_the_model():
     (dict(loss="l3"), "unknown loss 'l3'; valid losses: l1, l2"),
     (dict(kernel="sigmoid"), "unknown kernel 'sigmoid'; valid kernels: linear, poly, rbf"),
     (dict(search="random"), "unknown search 'random'; valid searches: bfgs"),
-    (dict(criterion="span"), "unknown criterion 'span'; valid criteria: radius-margin"),
+    (dict(criterion="spam"), "unknown criterion 'spam'; valid criteria: radius-margin"),
     (dict(start=(11.0, 0.0)), r"outside the box: log_C = 11.0 not in \[-10.0, 10.0\]"),
     (dict(start=(0.0,)), "start must have 2 entries"),
     (dict(bounds=[(1.0, 1.0), (0.0, 2.0)], start=(1.0, 1.0)), "lower 1.0 must be < upper 1.0"),

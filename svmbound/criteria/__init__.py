@@ -5,14 +5,23 @@
 L1: (R² + Δ/C)(‖w‖² + 2CΣξ), Chung 3.3).
 """
 
+import inspect
+
 from .base import Criterion, Evaluation
 from .radius_margin import (DuanL1, RadiusMarginL1, RadiusMarginL1Alpha, RadiusMarginL1Half,
                             RadiusMarginL1Sum, RadiusMarginL2, RadiusMarginL2Half,
                             RadiusMarginL2Quarter)
+from .reference import CrossValidationError, LeaveOneOutError
+from .span import (JaakkolaHaussler, OpperWinther, RadiusMarginHard, SpanBound, SpanEstimate,
+                   SupportVectorCount)
+from .validation import SmoothedValidationError, ValidationError
 
 CRITERIA = {c.name: c for c in (RadiusMarginL2, RadiusMarginL2Half, RadiusMarginL2Quarter,
                                 RadiusMarginL1, RadiusMarginL1Half, DuanL1, RadiusMarginL1Sum,
-                                RadiusMarginL1Alpha)}
+                                RadiusMarginL1Alpha, SpanBound, SpanEstimate, JaakkolaHaussler,
+                                OpperWinther, SupportVectorCount, RadiusMarginHard,
+                                SmoothedValidationError, ValidationError, CrossValidationError,
+                                LeaveOneOutError)}
 DEFAULT_CRITERION = {"l2": "rm-l2", "l1": "rm-l1"}
 #: Other names: "radius-margin" resolves by loss; Acevedo et al.'s L1BOUND1–3.
 ALIAS_TARGETS = {"l1bound1": "rm-l1-1.9", "l1bound2": "rm-l1-3.2", "l1bound3": "rm-l1"}
@@ -30,15 +39,27 @@ def criterion_class(name: str, loss: str | None = None) -> type:
         valid = ", ".join(list(ALIASES) + sorted(CRITERIA))
         raise ValueError(f"unknown criterion {name!r}; valid criteria: {valid}")
     cls = CRITERIA[name]
-    if loss is not None and cls.loss != loss:
+    if loss is not None and loss not in cls.losses():
         raise ValueError(f"criterion {name!r} is for the {cls.loss.upper()}-SVM, but loss={loss!r}")
     return cls
 
 
-def make_criterion(name: str, X, y, kernel, *, loss: str | None = None, **kw) -> Criterion:
-    return criterion_class(name, loss)(X, y, kernel, **kw)
+def make_criterion(name: str, X, y, kernel, *, loss: str | None = None, random_state=None,
+                   **kw) -> Criterion:
+    """Build a criterion by name. ``loss`` is passed on to criteria that take either loss
+    (cv-error, loo-error) and ``random_state`` to those that make random choices."""
+    cls = criterion_class(name, loss)
+    accepted = inspect.signature(cls.__init__).parameters
+    if loss is not None and "loss" in accepted:
+        kw.setdefault("loss", loss)
+    if random_state is not None and "random_state" in accepted:
+        kw.setdefault("random_state", random_state)
+    return cls(X, y, kernel, **kw)
 
 
 __all__ = ["Criterion", "Evaluation", "CRITERIA", "criterion_class", "make_criterion",
            "RadiusMarginL1", "RadiusMarginL1Half", "RadiusMarginL2", "RadiusMarginL2Half",
-           "RadiusMarginL2Quarter", "DuanL1", "RadiusMarginL1Sum", "RadiusMarginL1Alpha"]
+           "RadiusMarginL2Quarter", "DuanL1", "RadiusMarginL1Sum", "RadiusMarginL1Alpha",
+           "SpanBound", "SpanEstimate", "JaakkolaHaussler", "OpperWinther", "SupportVectorCount",
+           "RadiusMarginHard", "SmoothedValidationError", "ValidationError",
+           "CrossValidationError", "LeaveOneOutError"]

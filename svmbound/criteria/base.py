@@ -151,6 +151,15 @@ class Criterion:
         raise NotImplementedError
 
     @classmethod
+    def losses(cls) -> tuple:
+        """The losses this criterion can be computed for (a class with a ``loss`` constructor
+        argument, e.g. CV error, takes both)."""
+        import inspect
+
+        return ("l1", "l2") if "loss" in inspect.signature(cls.__init__).parameters else (cls.loss,)
+
+    @classmethod
     def describe(cls) -> dict:
-        return {"name": cls.name, "loss": cls.loss, "differentiable": cls.differentiable,
-                "formula": cls.formula, "source": cls.source}
+        return {"name": cls.name, "loss": "/".join(cls.losses()),
+                "differentiable": cls.differentiable, "formula": cls.formula,
+                "source": cls.source}
