@@ -156,7 +156,7 @@ def summary(r: dict) -> str:
                      f"gamma = {r['gamma']:.6g}")
     if r.get("degree") is not None:
         lines.append(f"           degree = {r['degree']}, coef0 = {r['coef0']:.6g}")
-    lines.append(f"  bound    {r['value']:.6g}  ({r['message']})")
+    lines.append(f"  value    {r['value']:.6g}  ({r['message']})")
     lines.append(f"  cost     {r['nfev']} function and {r['njev']} gradient evaluations, "
                  f"{r['n_trainings']} SVM trainings, {r['time_s']:.2f} s")
     lines.append(f"  model    {r['n_sv']} support vectors; train accuracy {100 * r['train_accuracy']:.2f} %")

@@ -191,11 +191,13 @@ def _be_shrunk(t, y, G, alpha, ub, Gmax1, Gmax2):
 
 
 @njit(cache=True, nogil=True)
-def smo(X, sq, y, p, ub, alpha, code, gamma, coef0, degree, scale, shift, tol, max_iter, n_slots,
-        shrinking=True):
+def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shift, tol,
+        max_iter, n_slots, shrinking=True):
     """Solve the QP in place on ``alpha`` (which must be feasible), with LIBSVM's shrinking.
 
-    Returns (G, n_iter, violation, n_kernel_rows): G = Qa + p is the final (full) gradient.
+    G = Qα + p and Ḡ = Σ_{α_j = u_j} u_j Q_j at the start are given (computed in blocks by the
+    caller, updated in place). Returns (G, n_iter, violation, n_kernel_rows): G is the final
+    (full) gradient.
     """
     n = y.shape[0]
     buf = np.empty((n_slots, n))
@@ -208,18 +210,6 @@ def smo(X, sq, y, p, ub, alpha, code, gamma, coef0, degree, scale, shift, tol, m
     for i in range(n):
         QD[i] = scale * (QD[i] + shift)
 
-    G = p.copy()
-    G_bar = np.zeros(n)
-    for i in range(n):
-        if alpha[i] != 0.0:
-            Qi = _get_row(i, X, sq, y, code, gamma, coef0, degree, scale, shift,
-                          buf, slot_of, row_of, last_used, state)
-            ai = alpha[i]
-            for k in range(n):
-                G[k] += ai * Qi[k]
-            if alpha[i] >= ub[i]:
-                for k in range(n):
-                    G_bar[k] += ub[i] * Qi[k]
 
     act = np.arange(n)
     m = n
