@@ -83,7 +83,14 @@ class Kernel:
 
     # -- for the solvers -----------------------------------------------------------------
     def spec(self) -> tuple:
+        """(code, gamma, coef0, degree) for the numba row computation on ``prepare(X)``."""
         raise NotImplementedError
+
+    def prepare(self, X: np.ndarray) -> np.ndarray:
+        """The data the numba solvers see: K(x, z) must equal the ``spec()`` kernel of
+        prepare(x), prepare(z). Identity here; a kernel with per-feature scaling factors
+        (ARD) returns X / σ so that the solvers only ever need the isotropic formulas."""
+        return X
 
     def get_params(self) -> dict:
         return {}

@@ -99,6 +99,8 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
 
     n = y.shape[0]
     code, gamma, coef0, degree = kernel.spec()
+    X_kernel = X                     # what kernel.block expects (initial gradient)
+    X = np.ascontiguousarray(kernel.prepare(X))
     if code == RBF:
         # exp(−γ‖x − z‖²) is translation invariant: centring makes ‖x‖² + ‖z‖² − 2⟨x, z⟩ lose
         # far fewer digits on data far from the origin.
@@ -107,7 +109,7 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
     if max_iter is None:
         max_iter = max(10_000_000, 100 * n)
     a = np.array(a0, dtype=np.float64, copy=True)
-    G0, G_bar0 = initial_gradient(X, y, p, ub, a, kernel, float(scale), float(shift))
+    G0, G_bar0 = initial_gradient(X_kernel, y, p, ub, a, kernel, float(scale), float(shift))
     G, n_iter, violation, n_rows = smo(
         X, sq, y, p, ub, a, G0, G_bar0, int(code), float(gamma), float(coef0), int(degree),
         float(scale), float(shift), check_tol(tol), int(max_iter), n_cache_rows(n, cache_mb))
