@@ -93,7 +93,8 @@ class Criterion:
     def solve_radius(self, kernel: Kernel, shift: float = 0.0) -> RadiusSolution:
         """R² (shift 0) or R̃² (shift 1/C); with shift 0 the result is reused while the kernel
         parameters do not change (R² does not depend on C)."""
-        key = tuple(kernel.theta) if shift == 0.0 else None
+        # the key holds the whole kernel: θ alone misses a changed integer degree (polynomial)
+        key = (type(kernel).__name__, kernel.spec(), tuple(kernel.theta)) if shift == 0.0 else None
         prev = self._radius_prev.get("sol")
         if key is not None and self._radius_prev.get("key") == key:
             return prev
