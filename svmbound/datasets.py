@@ -11,6 +11,8 @@ Every loader returns dense float64 feature matrices and float64 labels in {-1, +
                    seeded, stratified subsample of the training set.
 * ``load_libsvm``  any LIBSVM/SVMlight text file (plain, .bz2, .gz or .xz), with parse errors
                    reported by file and line number.
+* ``load_golub``   the Golub et al. (1999) leukemia data (ALL/AML, 38 train / 34 test × 7129
+                   genes, raw Affymetrix intensities), read from ``<data>/golub/``.
 
 The data root (``data_dir``) is, in order: the ``data`` / ``path`` argument, the environment
 variable ``SVMBOUND_DATA``, ``../shared/data`` relative to the current directory, and
@@ -31,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["ENV_VAR", "data_dir", "ida_datasets", "load_ida", "load_libsvm", "load_ijcnn1",
-           "load_demo"]
+           "load_golub", "load_demo"]
 
 #: Environment variable naming the data root.
 ENV_VAR = "SVMBOUND_DATA"
@@ -270,6 +272,105 @@ def load_ijcnn1(data=None, n_train=None, random_state=0):
         if not np.all((y == 1.0) | (y == -1.0)):
             raise ValueError(f"{root / 'libsvm' / f}: expected labels -1/+1, got {np.unique(y)}")
     return X_tr, y_tr, X_te, y_te
+
+
+# ---------------------------------------------------------------------------------------------
+# Golub leukemia
+# ---------------------------------------------------------------------------------------------
+GOLUB_FILES = {"train": "data_set_ALL_AML_train.csv", "test": "data_set_ALL_AML_independent.csv",
+               "labels": "actual.csv"}
+#: Label of each class in ``load_golub`` (Chapelle §8.2: myeloid (AML) vs lymphoblastic (ALL)).
+GOLUB_CLASSES = {"AML": 1.0, "ALL": -1.0}
+
+
+def _golub_file(folder: Path, name: str) -> Path:
+    for suffix in (".xz", ".bz2", ".gz", ""):
+        f = folder / (name + suffix)
+        if f.is_file():
+            return f
+    raise FileNotFoundError(f"Golub file missing: {folder / (name + '.xz')} (nor plain/.bz2/.gz)")
+
+
+def _read_text(path: Path) -> str:
+    with _open_binary(path) as fh:
+        return fh.read().decode("utf-8", errors="replace")
+
+
+def _read_golub_matrix(path: Path):
+    """(patient numbers, genes (accession), X of shape (samples, genes)) from one Golub CSV:
+    columns 'Gene Description', 'Gene Accession Number', then per sample its value and a
+    'call' column (A/P/M)."""
+    import csv
+    import io
+
+    rows = [r for r in csv.reader(io.StringIO(_read_text(path))) if r]
+    if not rows:
+        raise ValueError(f"{path}: empty file")
+    header = rows[0]
+    if len(header) < 4 or (len(header) - 2) % 2:
+        raise ValueError(f"{path}: expected 2 gene columns then (sample, call) pairs in the "
+                         f"header, got {len(header)} columns")
+    value_cols = list(range(2, len(header), 2))
+    try:
+        patients = [int(header[c]) for c in value_cols]
+    except ValueError:
+        raise ValueError(f"{path}: sample columns must be headed by patient numbers, got "
+                         f"{[header[c] for c in value_cols][:5]}...") from None
+    genes, values = [], []
+    for lineno, r in enumerate(rows[1:], start=2):
+        if len(r) != len(header):
+            raise ValueError(f"{path}, line {lineno}: {len(r)} columns, header has {len(header)}")
+        genes.append(r[1])
+        try:
+            values.append([float(r[c]) for c in value_cols])
+        except ValueError:
+            raise ValueError(f"{path}, line {lineno}: a sample value is not a number") from None
+    X = np.asarray(values, dtype=np.float64).T
+    return np.asarray(patients), np.asarray(genes, dtype=object), X
+
+
+def load_golub(data=None, return_genes: bool = False):
+    """Golub et al. (1999) ALL/AML leukemia data: ``(X_train, y_train, X_test, y_test)``, plus
+    the gene accession numbers when ``return_genes``.
+
+    Reads ``<data>/golub/data_set_ALL_AML_train.csv(.xz)`` (38 samples),
+    ``data_set_ALL_AML_independent.csv(.xz)`` (34 samples) and ``actual.csv(.xz)`` (patient
+    number → ALL/AML). X holds the raw, unnormalised Affymetrix values (7129 genes; the 'call'
+    columns are dropped), rows sorted by patient number. y: AML = +1, ALL = −1
+    (``GOLUB_CLASSES``). Missing files raise ``FileNotFoundError``; a patient without a label,
+    an unknown class or a different gene list in the two files raise ``ValueError``.
+    """
+    folder = data_dir(data) / "golub"
+    if not folder.is_dir():
+        raise FileNotFoundError(f"Golub data folder not found: {folder}")
+    lab_path = _golub_file(folder, GOLUB_FILES["labels"])
+    labels = {}
+    for lineno, line in enumerate(_read_text(lab_path).splitlines(), start=1):
+        line = line.strip()
+        if not line or (lineno == 1 and not line[0].isdigit()):
+            continue
+        pid, _, cls = line.partition(",")
+        cls = cls.strip().strip('"')
+        if cls not in GOLUB_CLASSES:
+            raise ValueError(f"{lab_path}, line {lineno}: class must be one of "
+                             f"{sorted(GOLUB_CLASSES)}, got {cls!r}")
+        labels[int(pid)] = GOLUB_CLASSES[cls]
+    out, gene_lists = [], []
+    for part in ("train", "test"):
+        path = _golub_file(folder, GOLUB_FILES[part])
+        patients, genes, X = _read_golub_matrix(path)
+        missing = [int(p) for p in patients if int(p) not in labels]
+        if missing:
+            raise ValueError(f"{path}: patients {missing[:10]} have no label in {lab_path}")
+        order = np.argsort(patients, kind="stable")
+        y = np.array([labels[int(p)] for p in patients[order]], dtype=np.float64)
+        out += [np.ascontiguousarray(X[order]), y]
+        gene_lists.append(genes)
+    if gene_lists[0].shape != gene_lists[1].shape or np.any(gene_lists[0] != gene_lists[1]):
+        raise ValueError(f"Golub train and test files in {folder} list different genes")
+    if return_genes:
+        return tuple(out) + (gene_lists[0],)
+    return tuple(out)
 
 
 # ---------------------------------------------------------------------------------------------

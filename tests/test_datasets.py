@@ -215,3 +215,71 @@ def test_load_demo():
         np.testing.assert_array_equal(a, b)
     other = load_demo(random_state=1)
     assert not np.array_equal(other[0], X_tr)
+
+
+# -- Golub ----------------------------------------------------------------------------------------
+def _make_golub(root, genes=("G1_at", "G2_at", "G3_at"), train=(2, 1, 3), test=(5, 4),
+                classes=None, seed=0):
+    """Tiny files in the layout of the Golub CSVs (quoted descriptions, value/call pairs,
+    patients out of order); returns the values by patient."""
+    classes = classes or {1: "ALL", 2: "AML", 3: "ALL", 4: "AML", 5: "ALL"}
+    rng = np.random.default_rng(seed)
+    folder = root / "golub"
+    values = {}
+    for name, patients in (("data_set_ALL_AML_train.csv", train),
+                           ("data_set_ALL_AML_independent.csv", test)):
+        header = "Gene Description,Gene Accession Number," + ",".join(
+            f"{p},call" for p in patients)
+        lines = [header]
+        cols = {p: rng.integers(-500, 5000, size=len(genes)).astype(float) for p in patients}
+        values.update(cols)
+        for g, gene in enumerate(genes):
+            desc = f'"desc of {gene}, with ""quotes"""'
+            lines.append(f"{desc},{gene}," + ",".join(f"{int(cols[p][g])},A" for p in patients))
+        _write_xz(folder / f"{name}.xz", "\n".join(lines) + "\n")
+    _write_xz(folder / "actual.csv.xz", "patient,cancer\n" + "".join(
+        f"{p},{c}\n" for p, c in sorted(classes.items())) + "\n")
+    return values, classes
+
+
+def test_load_golub_tiny(tmp_path, no_env):
+    values, classes = _make_golub(tmp_path)
+    X, y, Xt, yt, genes = datasets.load_golub(tmp_path, return_genes=True)
+    assert X.shape == (3, 3) and Xt.shape == (2, 3)
+    assert list(genes) == ["G1_at", "G2_at", "G3_at"]
+    # rows sorted by patient number; AML = +1, ALL = -1
+    np.testing.assert_array_equal(X, np.stack([values[p] for p in (1, 2, 3)]))
+    np.testing.assert_array_equal(Xt, np.stack([values[p] for p in (4, 5)]))
+    np.testing.assert_array_equal(y, [-1.0, 1.0, -1.0])
+    np.testing.assert_array_equal(yt, [1.0, -1.0])
+    assert X.dtype == np.float64 and X.flags.c_contiguous
+    assert len(datasets.load_golub(tmp_path)) == 4
+
+
+def test_load_golub_missing(tmp_path, no_env):
+    with pytest.raises(FileNotFoundError, match="golub"):
+        datasets.load_golub(tmp_path)
+
+
+def test_load_golub_unlabelled_patient(tmp_path, no_env):
+    _make_golub(tmp_path, classes={1: "ALL", 2: "AML", 3: "ALL", 4: "AML"})
+    with pytest.raises(ValueError, match=r"patients \[5\] have no label"):
+        datasets.load_golub(tmp_path)
+
+
+def test_load_golub_unknown_class(tmp_path, no_env):
+    _make_golub(tmp_path, classes={1: "ALL", 2: "CLL", 3: "ALL", 4: "AML", 5: "ALL"})
+    with pytest.raises(ValueError, match="CLL"):
+        datasets.load_golub(tmp_path)
+
+
+def test_load_golub_real_data_shapes(no_env):
+    try:
+        root = data_dir()
+    except FileNotFoundError:
+        pytest.skip("benchmark data not present")
+    if not (root / "golub").is_dir():
+        pytest.skip("Golub data not present")
+    X, y, Xt, yt = datasets.load_golub(root)
+    assert X.shape == (38, 7129) and Xt.shape == (34, 7129)
+    assert (np.sum(y < 0), np.sum(y > 0), np.sum(yt < 0), np.sum(yt > 0)) == (27, 11, 20, 14)
