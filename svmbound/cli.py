@@ -1,4 +1,5 @@
-"""Command line: ``svmbound tune TRAIN …`` and ``svmbound demo``.
+"""Command line: ``svmbound tune TRAIN …``, ``svmbound select TRAIN --keep K``,
+``svmbound criteria`` and ``svmbound demo``.
 
 Plain output is a short human summary; ``--json`` prints one JSON object on stdout. Progress
 goes to stderr (``--quiet`` silences it).
@@ -15,8 +16,7 @@ import numpy as np
 
 from . import __version__
 from .criteria import ALIASES, CRITERIA
-from .estimators import SEARCHES, BoundSVC
-from .kernels import KERNELS
+from .estimators import ESTIMATOR_KERNELS, SEARCHES, BoundSVC
 
 
 def _add_tune_options(p):
@@ -24,12 +24,21 @@ def _add_tune_options(p):
     p.add_argument("--criterion", default="radius-margin",
                    help="criterion to minimise: " + ", ".join(list(ALIASES) + sorted(CRITERIA)))
     p.add_argument("--search", default="bfgs", help="search: " + ", ".join(SEARCHES))
-    p.add_argument("--kernel", default="rbf", help="kernel: " + ", ".join(sorted(KERNELS)))
+    p.add_argument("--kernel", default="rbf",
+                   help="kernel: " + ", ".join(ESTIMATOR_KERNELS) + " (ard: one sigma^2 per "
+                   "feature, ard-poly: scaled polynomial; use --search lbfgsb for many features)")
     p.add_argument("--start", nargs="+", type=float, metavar="X",
                    help="start point, e.g. LNC LNSIGMA2 (default 0 0)")
-    p.add_argument("--degree", type=int, default=3, help="polynomial degree (kernel poly)")
+    p.add_argument("--degree", nargs="+", type=int, default=[3], metavar="D",
+                   help="polynomial degree D, or a range LOW HIGH searched by --search annealing "
+                        "(default 3)")
+    p.add_argument("--coef0", type=float, default=1.0,
+                   help="start value of the polynomial kernel's c (tuned; default 1)")
     p.add_argument("--tol", type=float, default=1e-6, help="solver tolerance (default 1e-6)")
-    p.add_argument("--max-iter", type=int, default=100, help="maximal BFGS iterations")
+    p.add_argument("--max-iter", type=int, default=100,
+                   help="maximal iterations of the gradient searches (default 100)")
+    p.add_argument("--max-epochs", type=int, default=200,
+                   help="epochs of --search annealing (default 200)")
     p.add_argument("--cache-size", type=float, default=200.0, help="kernel cache in MB")
     p.add_argument("--random-state", type=int, default=0, help="seed for random choices")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -58,6 +67,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     crit = sub.add_parser("criteria", help="list every model-selection criterion")
     crit.add_argument("--json", action="store_true", help="print a JSON list of objects")
+
+    sel = sub.add_parser("select", help="feature selection by scaling factors (Chapelle §8)")
+    sel.add_argument("train", help="training file in LIBSVM format (may be .bz2/.gz)")
+    sel.add_argument("--keep", type=int, required=True, metavar="K", help="features to keep")
+    sel.add_argument("--criterion", default="rm-l2",
+                     help="differentiable criterion: rm-l2 (R^2/gamma^2, default) or span, ...")
+    sel.add_argument("--kernel", default="linear", help="linear (default), poly or rbf")
+    sel.add_argument("--degree", type=int, default=2, help="degree of --kernel poly (default 2)")
+    sel.add_argument("--space", default="input", help="input (default) or pca")
+    sel.add_argument("--scale", action="store_true",
+                     help="scale features to [-1, 1] like svm-scale before selecting")
+    sel.add_argument("--json", action="store_true", help="print one JSON object")
+    sel.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
     demo = sub.add_parser("demo", help="tune on scikit-learn's breast-cancer data (built in)")
     _add_tune_options(demo)
@@ -94,22 +116,28 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
     from .search.grid import evaluate_grid, grid_range
 
     t0 = time.perf_counter()
+    degree = _degree_arg(args.degree)
+    if args.plot and args.kernel in ("ard", "ard-poly"):
+        raise ValueError(f"--plot draws a map over two parameters (ln C and one kernel "
+                         f"parameter); the {args.kernel} kernel has one per feature")
     grid_spec = None
     if args.search == "grid":
         grid_spec = {"log_C": tuple(args.grid_log_c), "log_sigma2": tuple(args.grid_log_sigma2)}
     est = BoundSVC(loss=args.loss, criterion=args.criterion, kernel=args.kernel,
-                   search=args.search, start=args.start, grid=grid_spec, degree=args.degree, tol=args.tol,
-                   max_iter=args.max_iter, cache_size=args.cache_size,
+                   search=args.search, start=args.start, grid=grid_spec, degree=degree,
+                   coef0=args.coef0, tol=args.tol, max_iter=args.max_iter,
+                   max_epochs=args.max_epochs, cache_size=args.cache_size,
                    random_state=args.random_state, verbose=0 if args.quiet else 1)
     if args.plot:  # validate grid options before the (possibly long) search
         gc, gs = grid_range(*args.grid_log_c), grid_range(*args.grid_log_sigma2)
     est.fit(X, y)
     res = est.search_
+    bp = est.best_params_
+    sigma2 = bp.get("sigma2")
     report = {
-        "C": est.best_params_["C"], "gamma": est.best_params_.get("gamma"),
-        "sigma2": est.best_params_.get("sigma2"),
+        "C": float(bp["C"]), "gamma": _jsonable(bp.get("gamma")), "sigma2": _jsonable(sigma2),
         "log_C": float(est.best_theta_[0]),
-        "log_sigma2": float(est.best_theta_[1]) if "sigma2" in est.best_params_ else None,
+        "log_sigma2": None if sigma2 is None else _jsonable(np.log(sigma2)),
         "kernel": args.kernel, "loss": args.loss, "criterion": est.criterion_name_,
         "value": est.best_value_, "nfev": int(res.nfev), "njev": int(res.njev),
         "nit": int(res.nit), "message": str(res.message),
@@ -117,8 +145,12 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
         "c_projected": bool(est.c_projected_),
         "train_accuracy": float(est.score(X, y)),
     }
-    if args.kernel == "poly":
-        report.update(degree=est.best_params_["degree"], coef0=est.best_params_["coef0"])
+    if "degree" in bp:
+        report["degree"] = int(bp["degree"])
+    if "coef0" in bp:
+        report["coef0"] = float(bp["coef0"])
+    if args.kernel in ("ard", "ard-poly"):
+        report["scaling_factors"] = _jsonable(est.kernel_.scaling_factors)
     if Xt is not None:
         report["test_accuracy"] = float(est.score(Xt, yt))
     report["time_s"] = time.perf_counter() - t0
@@ -148,10 +180,39 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
     return report
 
 
+def _degree_arg(values):
+    """--degree D (fixed) or --degree LOW HIGH (searched by annealing)."""
+    if len(values) == 1:
+        return values[0]
+    if len(values) == 2:
+        return tuple(values)
+    raise ValueError(f"--degree takes one degree or a range LOW HIGH, got {len(values)} values")
+
+
+def _jsonable(v):
+    """Floats and lists of floats for JSON (ARD parameters are arrays)."""
+    if v is None:
+        return None
+    a = np.asarray(v, dtype=float)
+    return float(a) if a.ndim == 0 else a.tolist()
+
+
+def _span(v) -> str:
+    a = np.asarray(v, dtype=float)
+    if a.ndim == 0:
+        return f"{float(a):.6g}"
+    return f"{a.size} values in [{a.min():.4g}, {a.max():.4g}]"
+
+
 def summary(r: dict) -> str:
     lines = [f"svmbound: {r['criterion']} bound, {r['loss'].upper()}-SVM, {r['kernel']} kernel",
              f"  chosen   C = {r['C']:.6g} (ln C = {r['log_C']:.4f})"]
-    if r.get("sigma2") is not None:
+    if isinstance(r.get("sigma2"), list):
+        lines.append(f"           sigma^2 = {_span(r['sigma2'])} (one per feature/group)")
+        top = np.argsort(r["scaling_factors"])[::-1][:10]
+        lines.append("           largest scaling factors 1/sigma (feature: factor): " + ", ".join(
+            f"{k + 1}: {r['scaling_factors'][k]:.3g}" for k in top))
+    elif r.get("sigma2") is not None:
         lines.append(f"           sigma^2 = {r['sigma2']:.6g} (ln sigma^2 = {r['log_sigma2']:.4f}), "
                      f"gamma = {r['gamma']:.6g}")
     if r.get("degree") is not None:
@@ -168,6 +229,41 @@ def summary(r: dict) -> str:
     if "plot" in r:
         lines.append(f"  plot     {r['plot']}")
     return "\n".join(lines)
+
+
+def run_select(args, X, y, out=None, err=None) -> dict:
+    """``svmbound select``: Chapelle §8 feature selection; prints the kept features (1-based,
+    as in LIBSVM files) and their scaling factors."""
+    from .selection import ScalingSelector
+
+    out = sys.stdout if out is None else out
+    t0 = time.perf_counter()
+    sel = ScalingSelector(n_features_to_select=args.keep, criterion=args.criterion,
+                          kernel=args.kernel, degree=args.degree, space=args.space,
+                          verbose=0 if args.quiet else 1)
+    sel.fit(X, y)
+    kept = np.flatnonzero(sel.support_)
+    order = kept[np.argsort(sel.scaling_factors_[kept])[::-1]]
+    report = {"keep": int(args.keep), "space": args.space, "criterion": args.criterion,
+              "kernel": args.kernel,
+              "features": [int(k) + 1 for k in order],
+              "scaling_factors": [float(sel.scaling_factors_[k]) for k in order],
+              "ranking": [int(r) for r in sel.ranking_],
+              "n_evaluations": int(sel.n_evaluations_), "n_rounds": int(sel.n_rounds_),
+              "time_s": time.perf_counter() - t0}
+    if args.json:
+        print(json.dumps(report), file=out)
+    else:
+        what = "feature" if args.space == "input" else "principal component"
+        lines = [f"svmbound select: {args.keep} of {sel.support_.size} "
+                 f"{what}s kept by {args.criterion} ({args.kernel} kernel), "
+                 f"{report['n_evaluations']} SVM trainings in {report['n_rounds']} rounds, "
+                 f"{report['time_s']:.2f} s",
+                 f"  {what:<20} scaling factor"]
+        lines += [f"  {f:<20} {v:.6g}" for f, v in zip(report["features"],
+                                                       report["scaling_factors"])]
+        print("\n".join(lines), file=out)
+    return report
 
 
 def criteria_table(as_json: bool) -> str:
@@ -197,6 +293,9 @@ def main(argv=None) -> int:
         if args.command == "tune":
             X, y, Xt, yt = load_train_test(args.train, args.test, args.scale)
             run_tune(args, X, y, Xt, yt)
+        elif args.command == "select":
+            X, y, _, _ = load_train_test(args.train, None, args.scale)
+            run_select(args, X, y)
         elif args.command == "criteria":
             print(criteria_table(args.json))
         elif args.command == "demo":

@@ -56,6 +56,9 @@ def test_tune_summary_and_plot(files, capsys, tmp_path):
     (["--criterion", "nope"], "unknown criterion 'nope'"),
     (["--kernel", "nope"], "unknown kernel 'nope'"),
     (["--search", "nope"], "unknown search 'nope'"),
+    (["--kernel", "poly", "--degree", "1", "4"], "needs search='annealing'"),
+    (["--degree", "1", "2", "3"], "--degree takes one degree or a range LOW HIGH"),
+    (["--kernel", "ard", "--plot", "x.png"], "the ard kernel has one per feature"),
 ])
 def test_tune_errors(files, capsys, args, match):
     args = [a.format(d=files) for a in args]
@@ -91,3 +94,40 @@ def test_tune_grid_search(files, capsys):
     assert r["nfev"] == 9 and r["njev"] == 0
     best = min(r["path"], key=lambda p: p["value"])
     assert [r["log_C"], r["log_sigma2"]] == best["x"]
+
+
+def test_tune_ard_json_gives_one_factor_per_feature(files, capsys):
+    code = main(["tune", str(files / "train.txt"), "--scale", "--kernel", "ard", "--search",
+                 "lbfgsb", "--json", "--quiet", "--max-iter", "10"])
+    assert code == 0
+    r = json.loads(capsys.readouterr().out)
+    assert len(r["sigma2"]) == len(r["log_sigma2"]) == len(r["scaling_factors"]) == 4
+    np.testing.assert_allclose(r["scaling_factors"], 1 / np.sqrt(r["sigma2"]))
+    np.testing.assert_allclose(r["gamma"], 1 / (2 * np.asarray(r["sigma2"])))
+
+
+def test_tune_poly_annealing_json_gives_degree_and_coef0(files, capsys):
+    code = main(["tune", str(files / "train.txt"), "--scale", "--kernel", "poly", "--degree",
+                 "1", "3", "--search", "annealing", "--max-epochs", "15", "--random-state", "2",
+                 "--json", "--quiet"])
+    assert code == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["degree"] in (1, 2, 3) and isinstance(r["coef0"], float)
+    best = min(r["path"], key=lambda p: p["value"])
+    assert r["degree"] == int(best["x"][2]) and np.isclose(r["coef0"], best["x"][1])
+
+
+def test_select_prints_the_selectors_features(files, capsys):
+    from svmbound.cli import load_train_test
+    from svmbound.selection import ScalingSelector
+
+    code = main(["select", str(files / "train.txt"), "--keep", "2", "--scale", "--json",
+                 "--quiet"])
+    assert code == 0
+    r = json.loads(capsys.readouterr().out)
+    X, y, _, _ = load_train_test(str(files / "train.txt"), None, True)
+    sel = ScalingSelector(n_features_to_select=2).fit(X, y)
+    assert sorted(r["features"]) == sorted((np.flatnonzero(sel.get_support()) + 1).tolist())
+    assert r["scaling_factors"] == sorted(r["scaling_factors"], reverse=True)
+    assert main(["select", str(files / "train.txt"), "--keep", "0", "--quiet"]) == 2
+    assert "n_features_to_select" in capsys.readouterr().err

@@ -91,8 +91,22 @@ def test_l1_no_bounded_sv_rule_keeps_the_model():
 
 @pytest.mark.parametrize("kwargs, match", [
     (dict(loss="l3"), "unknown loss 'l3'; valid losses: l1, l2"),
-    (dict(kernel="sigmoid"), "unknown kernel 'sigmoid'; valid kernels: linear, poly, rbf"),
-    (dict(search="random"), "unknown search 'random'; valid searches: bfgs"),
+    (dict(kernel="sigmoid"),
+     "unknown kernel 'sigmoid'; valid kernels: linear, poly, rbf, ard, ard-poly"),
+    (dict(search="random"), "unknown search 'random'; valid searches: bfgs, lbfgsb, "
+                            "projected-gradient, grid, annealing, convex"),
+    (dict(kernel="poly", degree=(1, 5)), "a degree range .* needs search='annealing'"),
+    (dict(kernel="rbf", degree=(1, 5), search="annealing"),
+     "a degree range is searched only with kernel='poly'"),
+    (dict(kernel="poly", degree=(5, 2), search="annealing"), "low 5 must be < high 2"),
+    (dict(kernel="poly", degree=(1, 30), search="annealing"), "outside 1..20"),
+    (dict(degree="many"), "degree must be an int, a \\(low, high\\) pair or 'auto'"),
+    (dict(search="annealing", max_epochs=0), "max_epochs must be an integer >= 1"),
+    (dict(search="convex", loss="l1"), "tunes C of the L2-SVM only"),
+    (dict(search="lbfgsb", loss="l1", criterion="l1bound2"),
+     "search='lbfgsb' cannot minimise it"),
+    (dict(kernel="rbf", groups=[0, 1]), "groups only apply to the ARD kernels"),
+    (dict(kernel="ard", groups=[0, 1]), "groups has 2 entries but X has 30 features"),
     (dict(criterion="spam"), "unknown criterion 'spam'; valid criteria: radius-margin"),
     (dict(start=(11.0, 0.0)), r"outside the box: log_C = 11.0 not in \[-10.0, 10.0\]"),
     (dict(start=(0.0,)), "start must have 2 entries"),
@@ -141,3 +155,81 @@ def test_bfgs_refuses_a_nondifferentiable_bound(cancer):
         BoundSVC(loss="l1", criterion="l1bound1").fit(X, y)
     with pytest.raises(ValueError, match="grid keys \\['gamma'\\] are not parameters"):
         BoundSVC(search="grid", grid={"gamma": (0, 1, 1)}).fit(X, y)
+
+
+# -- the other searches and kernels ---------------------------------------------------------
+def test_lbfgsb_and_projected_gradient_reach_the_bfgs_minimum(cancer):
+    X, y, _, _ = cancer
+    ref = BoundSVC().fit(X, y)
+    for search in ("lbfgsb", "projected-gradient"):
+        clf = BoundSVC(search=search).fit(X, y)
+        np.testing.assert_allclose(clf.best_value_, ref.best_value_, rtol=1e-3)
+        np.testing.assert_allclose(clf.best_theta_, ref.best_theta_, atol=0.05)
+
+
+def test_ard_with_one_group_is_the_isotropic_rbf(cancer):
+    """ARD with every feature in one group is exactly the RBF kernel: same path, same model."""
+    X, y, Xt, _ = cancer
+    ref = BoundSVC().fit(X, y)
+    clf = BoundSVC(kernel="ard", groups=np.zeros(X.shape[1], dtype=int)).fit(X, y)
+    np.testing.assert_allclose(clf.best_theta_, ref.best_theta_, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(clf.best_value_, ref.best_value_, rtol=1e-8)
+    np.testing.assert_allclose(clf.decision_function(Xt), ref.decision_function(Xt),
+                               rtol=1e-6, atol=1e-8)
+    assert clf.n_trainings_ == ref.n_trainings_
+
+
+def test_ard_per_feature_lowers_the_bound_below_the_isotropic_optimum(cancer):
+    X, y, Xt, yt = cancer
+    X, y = X[:150, :8], y[:150]
+    ref = BoundSVC().fit(X, y)
+    clf = BoundSVC(kernel="ard", search="lbfgsb", start=ref.best_theta_[[0] + [1] * 8]).fit(X, y)
+    assert clf.best_params_["sigma2"].shape == (8,)
+    assert clf.best_value_ < ref.best_value_ * (1 - 1e-3)
+    crit = clf.make_criterion(X, np.where(y == clf.classes_[1], 1.0, -1.0))
+    np.testing.assert_allclose(crit.fun(clf.best_theta_), clf.best_value_, rtol=1e-5)
+
+
+def test_annealing_is_seeded_and_ends_at_its_best_point(cancer):
+    X, y, _, _ = cancer
+    X, y = X[:120], y[:120]
+    kw = dict(loss="l1", criterion="l1bound2", search="annealing", max_epochs=25)
+    a = BoundSVC(random_state=3, **kw).fit(X, y)
+    b = BoundSVC(random_state=3, **kw).fit(X, y)
+    assert [p["x"] for p in a.search_.path] == [p["x"] for p in b.search_.path]
+    values = [p["value"] for p in a.search_.path]
+    assert a.best_value_ == min(values)
+    crit = make_criterion("rm-l1-3.2", X, np.where(y == a.classes_[1], 1.0, -1.0), RBFKernel(),
+                          tol=1e-6)
+    np.testing.assert_allclose(crit.fun(a.best_theta_), a.best_value_, rtol=1e-6)
+    assert a.n_trainings_ == a.search_.nfev + 1
+
+
+def test_annealing_searches_the_polynomial_degree():
+    X, y = make_classification(n_samples=80, n_features=3, n_informative=2, n_redundant=0,
+                               random_state=1)
+    X = X / np.abs(X).max(axis=0)
+    clf = BoundSVC(kernel="poly", degree=(1, 4), search="annealing", max_epochs=30,
+                   bounds=[(-4, 4), (0, 3)], random_state=0).fit(X, y)
+    d = clf.best_params_["degree"]
+    assert isinstance(d, int) and 1 <= d <= 4
+    degrees = {int(p["x"][2]) for p in clf.search_.path}
+    assert len(degrees) > 1 and degrees <= {1, 2, 3, 4}
+    best = min(clf.search_.path, key=lambda p: p["value"])
+    assert d == int(best["x"][2])
+    # the model is the one at the best point: same value when evaluated afresh at that degree
+    from svmbound.kernels import PolynomialKernel
+    crit = make_criterion("rm-l2", X, np.where(y == 1, 1.0, -1.0),
+                          PolynomialKernel(degree=d, coef0=1.0), tol=1e-6)
+    np.testing.assert_allclose(crit.fun(clf.best_theta_), clf.best_value_, rtol=1e-5)
+
+
+def test_convex_search_returns_de_bie_c_at_the_start_kernel(cancer):
+    from svmbound.search import tune_c_convex
+
+    X, y, _, _ = cancer
+    clf = BoundSVC(search="convex", start=(0.0, 2.0)).fit(X, y)
+    ref = tune_c_convex(X, y, RBFKernel(np.exp(2.0)))
+    np.testing.assert_allclose(clf.best_theta_, [ref.x[0], 2.0])
+    assert clf.n_trainings_ == ref.nfev + 1
+    assert clf.criterion_name_ == "de-bie-convex"
