@@ -59,10 +59,11 @@ class QPResult:
 
 
 def _kernel_columns_times(X, kernel: Kernel, cols: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """K(X, X[cols]) @ v, built in row blocks (never more than ~2²⁴ kernel values at once)."""
+    """K(X, X[cols]) @ v (v a vector or a matrix of several weight columns), built in row
+    blocks (never more than ~2²⁴ kernel values at once)."""
     from ..kernels import _row_blocks
 
-    out = np.empty(X.shape[0])
+    out = np.empty((X.shape[0],) + v.shape[1:])
     Z = X[cols]
     for rows in _row_blocks(X.shape[0], cols.size):
         if isinstance(kernel, PrecomputedKernel):
@@ -76,18 +77,23 @@ def initial_gradient(X, y, p, ub, a, kernel: Kernel, scale: float, shift: float)
     """G = Qa + p and Ḡ = Σ_{a_j = u_j} u_j Q_j for Q_ij = s·y_i y_j (K_ij + h δ_ij).
 
     A warm start needs one kernel column per nonzero a_j; built as blocked BLAS products with
-    vectorised exp this costs a fraction of computing those rows one by one in the SMO.
+    vectorised exp this costs a fraction of computing those rows one by one in the SMO. The
+    bounded columns are a subset of the nonzero ones, so one pass over K(X, X_nz) multiplies
+    both weight vectors at once (each kernel value is computed once).
     """
     G = p.copy()
     G_bar = np.zeros_like(p)
     nz = np.flatnonzero(a)
     if nz.size:
-        G += scale * y * _kernel_columns_times(X, kernel, nz, a[nz] * y[nz])
-        G += scale * shift * a
-        bounded = nz[a[nz] >= ub[nz]]
+        at_bound = a[nz] >= ub[nz]
+        weights = np.empty((nz.size, 2))
+        weights[:, 0] = a[nz] * y[nz]
+        weights[:, 1] = np.where(at_bound, ub[nz] * y[nz], 0.0)
+        cols = _kernel_columns_times(X, kernel, nz, weights)
+        G += scale * y * cols[:, 0] + scale * shift * a
+        bounded = nz[at_bound]
         if bounded.size:
-            G_bar += scale * y * _kernel_columns_times(X, kernel, bounded,
-                                                       ub[bounded] * y[bounded])
+            G_bar += scale * y * cols[:, 1]
             G_bar[bounded] += scale * shift * ub[bounded]
     return G, G_bar
 
