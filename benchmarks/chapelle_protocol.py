@@ -19,11 +19,14 @@ exp(−‖x − z‖²/(2σ²)); box [−10, 10]², projected BFGS (Chung §4.2)
 are already standardised (Chapelle: "each component being normalized by its standard
 deviation"), so nothing is rescaled; the script measures and prints the pooled column statistics.
 
-The full run also re-runs both bounds from the library's default start (0, 0) and minimises each
-bound over the integer grid {−10, …, 10}² (441 evaluations per split) as a check that the BFGS
-result is the bound's own minimum, not an optimiser artefact. ``--quick`` runs the protocol only.
+The full run also re-runs both bounds from the library's default start (0, 0) and from Chapelle's
+start with a loose stopping rule (gtol 1e-2), minimises each bound over the integer grid {−10, …, 10}² (441 evaluations per split) as a check that the BFGS
+result is the bound's own minimum, not an optimiser artefact, and computes the best fixed grid
+point in hindsight on the test sets. ``--quick`` runs the protocol only (≈ 1 min on 2 shared
+cores; the full run ≈ 4–6 min).
 
-    OMP_NUM_THREADS=1 python benchmarks/chapelle_protocol.py [--data DIR] [--quick] [--out BENCHMARKS.md]
+    OMP_NUM_THREADS=1 python benchmarks/chapelle_protocol.py [--data DIR] [--quick]
+        [--datasets NAME ...] [--out BENCHMARKS.md]
 """
 
 from __future__ import annotations
@@ -183,7 +186,8 @@ def main_table(results):
             out.append(f"| {name} ({shape[0]} × {shape[1]}) | {METHOD_LABEL[m]} | "
                        f"{r['err']:.2f} ± {r['std']:.2f} | {p[0]:.2f} ± {p[1]:.2f} | "
                        f"{r['trainings']:.1f} | {q:g} | {r['sel_time']:.3f} | "
-                       f"{t_cv / r['sel_time']:.0f}× | {r['log_C']:.2f} | {r['log_sigma2']:.2f} |")
+                       + ("— | " if m == "cv" else f"{t_cv / r['sel_time']:.0f}× | ")
+                       + f"{r['log_C']:.2f} | {r['log_sigma2']:.2f} |")
     return "\n".join(out)
 
 
@@ -206,7 +210,8 @@ def oracle_table(oracles):
            "|---|---|---|---|"]
     for name, o in oracles.items():
         for model, (e, sd, lc, ls2) in o.items():
-            out.append(f"| {name} | {model} | {100 * e:.2f} ± {100 * sd:.2f} | ({lc:.2f}, {ls2:.2f}) |")
+            out.append(f"| {name} | {model} | {100 * e:.2f} ± {100 * sd:.2f} | "
+                       f"({lc:.2f}, {ls2:.2f}) |")
     return "\n".join(out)
 
 
@@ -233,11 +238,12 @@ def main(argv=None):
         print(f"benchmark data not found: {exc}", file=sys.stderr)
         return 2
     t_start = time.perf_counter()
+    machine = machine_description()  # load average before the run
     data_all = {}
     for name in args.datasets:
         try:
             data_all[name] = {s: load_ida(name, s, root) for s in range(1, N_TEST + 1)}
-        except (FileNotFoundError, OSError) as exc:
+        except (FileNotFoundError, OSError, ValueError) as exc:
             print(f"IDA data set {name!r} (splits 1–{N_TEST}) missing under {root}: {exc}",
                   file=sys.stderr)
             return 2
@@ -291,12 +297,26 @@ def main(argv=None):
         cmd = ("OMP_NUM_THREADS=1 python benchmarks/chapelle_protocol.py "
                + " ".join(argv if argv is not None else sys.argv[1:]))
         body = (f"Command: `{cmd.strip()}` (total wall time {total:.0f} s)\n\n"
-                f"{machine_description()}\n\n"
+                f"{machine}\n\n"
                 + PROTOCOL_TEXT.format(std="; ".join(std_notes))
                 + f"\n\n{main_text}\n\n"
                 + "Chosen parameters per selection split (our (ln C, ln σ²), kernel "
-                  "exp(−‖x−z‖²/(2σ²)); Chapelle's σ_C² = σ²/n):\n\n"
-                + f"{detail}\n\n" + ANALYSIS)
+                  "exp(−‖x−z‖²/(2σ²)); Chapelle's σ² is ours divided by n)"
+                + (":" if args.quick else
+                   "; below the protocol rows, the checks of the full run: the bounds from the "
+                   "library's default start (0, 0), from Chapelle's start with a loose "
+                   "stopping rule (gtol 1e-2, relative), and each bound's minimum over the "
+                   "integer grid {−10, …, 10}² (441 trainings per split):")
+                + f"\n\n{detail}\n\n")
+        if oracles:
+            body += ("Best single grid point in hindsight (not a selection method: the (C, γ) of "
+                     "the grid.py grid with the lowest mean *test* error over the 10 splits), to "
+                     "show how low any fixed (C, σ²) goes on these 10 splits:\n\n"
+                     f"{oracle_table(oracles)}\n\n")
+        else:
+            body += ("(`--quick`: the protocol only; the analysis below also quotes the checks "
+                     "of the full run, without `--quick`.)\n\n")
+        body += ANALYSIS
         write_section(args.out, HEADING, body)
     return 0
 
@@ -330,7 +350,63 @@ splits). Chapelle averages over 100 splits; only splits 1–10 are available her
 
 
 ANALYSIS = """\
-**Analysis.** *(written from the full run; see the numbers above)*
+**Analysis** (numbers quoted from the full run above; every number except the times is
+deterministic).
+
+* **Titanic matches.** All three methods are within 0.4 points of Chapelle's Table 1
+  (22.35–22.72 % against 22.42–22.88 %), well inside one standard deviation.
+* **Heart: 0.7–1.5 points above the paper, within split noise.** Ours 16.8 (CV), 17.4 (R²/γ²),
+  17.2 (span) against 15.95, 15.92, 16.13. With 10 splits the standard error of our mean is
+  ≈ 1.0 point (std 3.0–3.5 / √10), and even the best fixed grid point chosen in hindsight on the
+  test sets gives 16.4 % (SVC) / 16.8 % (L2-SVM) on these 10 splits: the gap is mostly which
+  splits we have. As in the paper, the three methods differ by less than the split noise.
+* **Breast-cancer: two separate effects.** (1) These 10 splits are harder than Chapelle's 100:
+  the best fixed grid point in hindsight gives 26.9 % (SVC) / 27.3 % (L2-SVM), above all three of
+  Chapelle's numbers, which accounts for most of the CV gap (28.3 against 26.0 %). (2) From
+  Chapelle's start, (ln C, ln σ²) = (0, ln 9 − 4 = −1.80), projected BFGS ends on a
+  narrow-kernel plateau (ln σ² from −4.1 to −7.6) on 3 of the 5 selection splits, for both
+  bounds, and the median inherits it: 30.9 % (R²/γ²) and 30.8 % (span) against 26.8 and 25.6 %.
+  This is a local minimum of the bounds on these data, not a solver or gradient error:
+  breast-cancer's features are categorical (190 distinct rows out of 200 on split 1); as σ² → 0
+  the kernel tends to the identity, every point becomes a support vector and both bounds tend to
+  a constant. On split 1 that plateau is worth R̃²‖w̃‖² = 163.2 against 150.3 at the wide-kernel
+  minimum (span: 65.9 against 57.8), and it is separated from the good basin by a ridge near
+  ln σ² ≈ −2…−1 (slice at ln C = −1.32: 163.16 for ln σ² ≤ −5, 163.48 at −2, 151.1 at 4). From
+  the library's default start (0, 0) both bounds reach the wide-kernel basin on all 5 splits and
+  give 28.6 % (R²/γ²) and 28.1 % (span) — as good as our CV (28.3 %) and within a point of the
+  hindsight optimum. Why Chapelle's runs did not stall we cannot tell without his code: his
+  Matlab quasi-Newton works in (ln C, ln σ), so its first steps differ from ours in ln σ²; his
+  copy of breast-cancer may differ (this one is only approximately standardised, column std
+  0.86–1.02); a log₁₀ reading of "log σ = −2" would start even narrower, so it is not the cause.
+* **The span bound likes the linear limit on heart.** On 4 of 5 heart splits its minimum lies
+  at the box edge ln σ² = 10 with ln C ≈ 8. For σ² → ∞, K ≈ 1 − ‖x − z‖²/(2σ²), and the L2-SVM
+  becomes a linear L2-SVM with C̃ = C/σ² (here ln C̃ ≈ −2.2), so the span bound prefers an
+  (almost) linear classifier. The integer-grid minimum, (8, 10) on the same splits, confirms
+  that this is the bound's own minimum, not an optimiser artefact; the test error (17.2 %) is
+  still within ≈ 1 point of Chapelle's. On titanic the span picks spread along a flat valley
+  (ln C from 3 to 10) with the same test error (22.0–22.4 %).
+* **SVM trainings: the count depends on a stopping rule the paper does not give.** With the
+  library defaults (projected-gradient norm < 1e-4 · |f(start)|, solver tol 1e-6) the bounds
+  need 10–21 trainings per split; Chapelle reports 3.4–14.2 with "a loose stopping criterion".
+  With gtol 1e-2 ours fall to 2.0–7.6, but the search then stops wherever it is: the heart span
+  pick moves from the linear limit to (0.45, 3.63) (17.8 %), and on titanic the span search
+  hardly leaves the start (2 trainings). Against CV's 550 trainings (Rätsch et al.: 500) the
+  bounds need 26–55× fewer at the default tolerance. In wall time the ratio is about 20–50×
+  (it varies with the load), less than the training ratio because every bound evaluation also
+  solves the radius QP (R²/γ²) or inverts the support-vector matrix (span), at tol 1e-6 where
+  LIBSVM stops at 1e-3.
+* **Other differences from the paper.** 10 splits instead of 100 (the only ones available);
+  Rätsch et al.'s 10 × 10 CV grid is not published, ours is grid.py's 11 × 10; the CV models
+  are L1-SVMs (SVC, as in Rätsch et al.) and the bound models L2-SVMs (as in Chapelle) — their
+  hindsight-best errors differ by ≤ 0.4 points here; the span smoothing uses A = 5, B = 0 (the
+  sigmoid of Chapelle's Fig. 1; the constants behind Table 1 are not stated) and η = 0.1
+  (§6.4); the coordinate-wise median mixes two basins when the 5 picks split between them
+  (breast-cancer).
+* **No svmbound bug found.** Outside this script, the span and rm-l2 searches were also run on
+  all 10 splits of each data set, from both starts and with gtol 1e-4 and 1e-2: no exception,
+  no warning, every value finite; the span gradient matched central differences to 5 digits at
+  the points picked above (heart (7.81, 10), breast-cancer (5.16, −5.84), titanic (4.72, −2.8)
+  and others). So there is no `tests/test_protocol_regressions.py`.
 """
 
 
