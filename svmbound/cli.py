@@ -39,7 +39,9 @@ def _add_tune_options(p):
                    help="maximal iterations of the gradient searches (default 100)")
     p.add_argument("--max-epochs", type=int, default=200,
                    help="epochs of --search annealing (default 200)")
-    p.add_argument("--cache-size", type=float, default=200.0, help="kernel cache in MB")
+    p.add_argument("--cache-size", type=_cache_arg, default="auto",
+                   help="kernel cache in MB, or auto (default: a quarter of the memory, "
+                        "200 MB to 4 GB)")
     p.add_argument("--random-state", type=int, default=0, help="seed for random choices")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plot", metavar="FILE.png", help="contour map of the criterion with the path")
@@ -178,6 +180,15 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
     else:
         print(summary(report), file=out)
     return report
+
+
+def _cache_arg(text):
+    if text == "auto":
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected 'auto' or megabytes, got {text!r}") from None
 
 
 def _degree_arg(values):

@@ -178,7 +178,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
     gtol : gradient searches stop when the projected gradient is below gtol·|f(start)|
         (relative, because the criterion's gradient is only as accurate as the solver
         tolerance, Chung §4.3).
-    cache_size : kernel-row cache in MB.
+    cache_size : kernel-row cache in MB, or "auto" (a quarter of the memory, 200 MB to 4 GB).
     random_state : seed for every random choice (annealing, validation splits, CV folds).
     verbose : progress on stderr when > 0.
 

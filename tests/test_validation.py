@@ -167,7 +167,7 @@ def test_bad_loss(Xy):
         solve_svm_dual(X, y, RBFKernel(), 1.0, loss="hinge")
 
 
-@pytest.mark.parametrize("cache", [0.0, -5.0, np.inf])
+@pytest.mark.parametrize("cache", [0.0, -5.0, np.inf, "big", True, None])
 def test_bad_cache_size(Xy, cache):
     X, y = Xy
     with pytest.raises(ValueError, match="cache_size must be"):
@@ -243,3 +243,15 @@ def test_check_positive_names_the_parameter():
         check_positive(0, "C")
     with pytest.raises(ValueError, match="^width must be a number > 0, got 'x'$"):
         check_positive("x", "width")
+
+
+def test_auto_cache_size_is_within_its_limits_and_solves_the_same(Xy):
+    from svmbound.solvers.qp import (AUTO_CACHE_MAX_MB, AUTO_CACHE_MIN_MB, auto_cache_mb,
+                                     n_cache_rows)
+
+    X, y = Xy
+    assert AUTO_CACHE_MIN_MB <= auto_cache_mb() <= AUTO_CACHE_MAX_MB
+    assert n_cache_rows(50_000, "auto") == int(auto_cache_mb() * 2**20 // (8 * 50_000))
+    a = solve_svm_dual(X, y, RBFKernel(), 1.0, cache_size="auto", tol=1e-8)
+    b = solve_svm_dual(X, y, RBFKernel(), 1.0, cache_size=0.01, tol=1e-8)
+    np.testing.assert_allclose(a.alpha, b.alpha, atol=1e-6)

@@ -8,13 +8,31 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import os
+
 import numpy as np
 
 from ..kernels import Kernel
 from ._smo import PRECOMPUTED, RBF, smo
 
 #: LIBSVM's default kernel cache, in MB.
-DEFAULT_CACHE_MB = 200.0
+#: Kernel-row cache size: "auto" or a number of megabytes (LIBSVM's ``-m``, SVC's cache_size).
+DEFAULT_CACHE_MB = "auto"
+#: "auto" = a quarter of the physical memory, at least 200 MB (SVC's default) and at most 4 GB.
+#: Rows are allocated lazily (``np.empty``), so a small problem never touches more than its
+#: l rows. On ijcnn1 (l = 49,990) the L2-SVM at (C, σ²) = (1, 1) has 12,843 support vectors: a
+#: 200 MB cache holds 524 rows and the solve recomputes rows for many minutes; with 4 GB it
+#: took 84 s (benchmarks/BENCHMARKS.md, issue 5).
+AUTO_CACHE_MIN_MB, AUTO_CACHE_MAX_MB = 200.0, 4096.0
+
+
+def auto_cache_mb() -> float:
+    """The "auto" cache size in MB (see ``AUTO_CACHE_MIN_MB``/``AUTO_CACHE_MAX_MB``)."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20
+    except (ValueError, OSError, AttributeError):
+        return AUTO_CACHE_MIN_MB
+    return float(min(AUTO_CACHE_MAX_MB, max(AUTO_CACHE_MIN_MB, total / 4)))
 
 
 class PrecomputedKernel(Kernel):
@@ -31,9 +49,14 @@ class PrecomputedKernel(Kernel):
 
 
 def n_cache_rows(n: int, cache_mb: float) -> int:
-    """How many kernel rows of length n fit in ``cache_mb`` megabytes (at least 2, at most n)."""
-    if not np.isfinite(cache_mb) or cache_mb <= 0:
-        raise ValueError(f"cache_size must be a positive number of megabytes, got {cache_mb!r}")
+    """How many kernel rows of length n fit in ``cache_mb`` megabytes ("auto": see
+    :func:`auto_cache_mb`), at least 2, at most n."""
+    if isinstance(cache_mb, str) and cache_mb == "auto":
+        cache_mb = auto_cache_mb()
+    if (isinstance(cache_mb, (bool, str)) or not isinstance(cache_mb, (int, float, np.number))
+            or not np.isfinite(cache_mb) or cache_mb <= 0):
+        raise ValueError(f"cache_size must be 'auto' or a positive number of megabytes, "
+                         f"got {cache_mb!r}")
     rows = int(cache_mb * 2**20 // (8 * n))
     return int(min(n, max(2, rows)))
 

@@ -120,7 +120,7 @@ def solve_svm_dual(X, y, kernel: Kernel, C: float, *, loss: str = "l1", tol: flo
     X : (l, d) array; y : labels in {−1, +1}; kernel : a ``svmbound.kernels.Kernel``;
     C : > 0; loss : 'l1' | 'l2'; tol : stopping tolerance on the maximal KKT violation
     (LIBSVM's eps); alpha0 : optional warm start, made feasible first (see
-    ``warm_start_alpha`` for a start from a different C); cache_size : kernel-row cache in MB.
+    ``warm_start_alpha`` for a start from a different C); cache_size : kernel-row cache in MB or "auto".
     """
     if check_input:
         X = check_X(X)
