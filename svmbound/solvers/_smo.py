@@ -3,7 +3,9 @@
     min_a  ½ aᵀ Q a + pᵀ a     s.t.  yᵀ a = const,  0 ≤ a_i ≤ u_i  (u_i may be +inf)
 
 with Q_ij = s · y_i y_j (K_ij + h δ_ij), K computed row by row from X on demand and kept in an
-LRU cache of at most ``n_slots`` rows (as LIBSVM's Cache). The working set is chosen by the
+LRU cache ``buf`` of ``buf.shape[0]`` rows (as LIBSVM's Cache). The caller picks the cache's
+dtype: float64, or float32 (LIBSVM's Qfloat) to hold twice the rows when float64 rows would not
+all fit; numba compiles one version per dtype. G, Ḡ and α are float64 either way. The working set is chosen by the
 second-order rule of Fan, Chen & Lin (2005), exactly as LIBSVM's ``select_working_set``; the
 two-variable update and its clipping are LIBSVM's ``Solver::Solve``. The loop stops when the
 maximal KKT violation m(a) − M(a) = Gmax + Gmax2 falls below ``tol``.
@@ -192,7 +194,7 @@ def _be_shrunk(t, y, G, alpha, ub, Gmax1, Gmax2):
 
 @njit(cache=True, nogil=True)
 def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shift, tol,
-        max_iter, n_slots, shrinking=True):
+        max_iter, buf, shrinking=True):
     """Solve the QP in place on ``alpha`` (which must be feasible), with LIBSVM's shrinking.
 
     G = Qα + p and Ḡ = Σ_{α_j = u_j} u_j Q_j at the start are given (computed in blocks by the
@@ -200,7 +202,7 @@ def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shi
     (full) gradient.
     """
     n = y.shape[0]
-    buf = np.empty((n_slots, n))
+    n_slots = buf.shape[0]
     slot_of = -np.ones(n, dtype=np.int64)
     row_of = -np.ones(n_slots, dtype=np.int64)
     last_used = np.zeros(n_slots, dtype=np.int64)

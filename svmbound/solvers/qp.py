@@ -48,17 +48,27 @@ class PrecomputedKernel(Kernel):
         return np.ascontiguousarray(np.diag(K))
 
 
-def n_cache_rows(n: int, cache_mb: float) -> int:
-    """How many kernel rows of length n fit in ``cache_mb`` megabytes ("auto": see
-    :func:`auto_cache_mb`), at least 2, at most n."""
+def n_cache_rows(n: int, cache_mb: float, itemsize: int = 8) -> int:
+    """How many kernel rows of length n (``itemsize`` bytes per value) fit in ``cache_mb``
+    megabytes ("auto": see :func:`auto_cache_mb`), at least 2, at most n."""
     if isinstance(cache_mb, str) and cache_mb == "auto":
         cache_mb = auto_cache_mb()
     if (isinstance(cache_mb, (bool, str)) or not isinstance(cache_mb, (int, float, np.number))
             or not np.isfinite(cache_mb) or cache_mb <= 0):
         raise ValueError(f"cache_size must be 'auto' or a positive number of megabytes, "
                          f"got {cache_mb!r}")
-    rows = int(cache_mb * 2**20 // (8 * n))
+    rows = int(cache_mb * 2**20 // (itemsize * n))
     return int(min(n, max(2, rows)))
+
+
+def cache_buffer(n: int, cache_mb) -> np.ndarray:
+    """The SMO's row cache: float64 rows when all n fit in ``cache_mb``, otherwise float32
+    rows (twice as many; LIBSVM always stores Q in float32). Allocated with ``np.empty``: memory
+    is only touched as rows are filled."""
+    rows = n_cache_rows(n, cache_mb, 8)
+    if rows >= n:
+        return np.empty((n, n))
+    return np.empty((n_cache_rows(n, cache_mb, 4), n), dtype=np.float32)
 
 
 def check_tol(tol) -> float:
@@ -141,7 +151,7 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
     G0, G_bar0 = initial_gradient(X_kernel, y, p, ub, a, kernel, float(scale), float(shift))
     G, n_iter, violation, n_rows = smo(
         X, sq, y, p, ub, a, G0, G_bar0, int(code), float(gamma), float(coef0), int(degree),
-        float(scale), float(shift), check_tol(tol), int(max_iter), n_cache_rows(n, cache_mb))
+        float(scale), float(shift), check_tol(tol), int(max_iter), cache_buffer(n, cache_mb))
     rho = offset(y, G, a, ub)
     return QPResult(a=a, gradient=G, rho=float(rho), n_iter=int(n_iter), violation=float(violation),
                     n_kernel_rows=int(n_rows), converged=bool(violation < tol))
