@@ -4,16 +4,20 @@ For the L1-SVM bound (3.3, Δ = 1) and the L2-SVM bound R̃²‖w̃‖², run ``
 θ = (ln C, ln σ²) = (0, 0) and report #fun, #grad, the chosen (ln C, ln σ²), the number of
 support vectors, test accuracy and wall time, beside Chung et al.'s Table 4.1.
 
-    python benchmarks/tuning.py [--data DIR] [--quick] [--out BENCHMARKS.md]
+    python benchmarks/tuning.py [--data DIR] [--quick] [--ijcnn1 N|full] [--out BENCHMARKS.md]
 
-``--quick`` runs banana only. ``--ijcnn1 N`` adds a stratified N-row sample of ijcnn1 tested on
-the full ijcnn1 test set.
+``--quick`` runs banana only. ``--ijcnn1 full`` adds the whole ijcnn1 training set (49,990 rows,
+Chung's setting), ``--ijcnn1 N`` a stratified N-row sample; both are tested on the full ijcnn1
+test set (91,701 rows). ``--only-ijcnn1`` skips the IDA sets. Peak RSS is the process's
+maximum resident set size after each row (``resource.getrusage``), so it only grows down the
+table; ijcnn1 runs last.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sys
 import time
 from pathlib import Path
@@ -43,19 +47,21 @@ def run(name, X, y, Xt, yt, loss, tol):
     return {"data": name, "n": X.shape[0], "loss": loss, "nfev": r.nfev, "njev": r.njev,
             "log_C": clf.best_theta_[0], "log_sigma2": clf.best_theta_[1],
             "n_sv": clf.support_.size, "acc": acc, "time": fit_s,
-            "projected": clf.c_projected_, "message": r.message}
+            "projected": clf.c_projected_, "message": r.message,
+            "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0}
 
 
 def table(rows):
     out = ["| data | n | loss | #fun | #grad | ln C | ln σ² | #SV | test acc. % | time s | "
-           "Chung #fun / #grad / acc. % | stop |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "peak RSS MB | Chung #fun / #grad / acc. % | stop |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         p = CHUNG_41[r["data"].split("-")[0]][r["loss"]]
         lnc = f"{r['log_C']:.2f}" + (" (§4.3)" if r["projected"] else "")
         out.append(f"| {r['data']} | {r['n']} | {r['loss'].upper()} | {r['nfev']} | {r['njev']} | "
                    f"{lnc} | {r['log_sigma2']:.2f} | {r['n_sv']} | {r['acc']:.2f} | "
-                   f"{r['time']:.2f} | {p[0]} / {p[1]} / {p[2]:.2f} | {r['message']} |")
+                   f"{r['time']:.2f} | {r['rss_mb']:.0f} | {p[0]} / {p[1]} / {p[2]:.2f} | "
+                   f"{r['message']} |")
     return "\n".join(out)
 
 
@@ -63,8 +69,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=None, help="data root (default $SVMBOUND_DATA or ../shared/data)")
     ap.add_argument("--quick", action="store_true", help="banana only")
-    ap.add_argument("--ijcnn1", type=int, default=0, metavar="N",
-                    help="also tune on an N-row stratified sample of ijcnn1 (0: skip)")
+    ap.add_argument("--ijcnn1", default=None, metavar="N|full",
+                    help="also tune on ijcnn1: the full training set or an N-row sample")
+    ap.add_argument("--only-ijcnn1", action="store_true", help="skip the IDA data sets")
     ap.add_argument("--tol", type=float, default=1e-6, help="solver tolerance (Chung: 1e-6)")
     ap.add_argument("--out", help="write the table into this markdown file")
     args = ap.parse_args(argv)
@@ -78,6 +85,8 @@ def main(argv=None):
     BoundSVC(max_iter=1).fit(Xw[:50], yw[:50])
 
     names = ["banana"] if args.quick else ["banana", "image", "waveform"]
+    if args.only_ijcnn1:
+        names = []
     rows = []
     for name in names:
         X, y, Xt, yt = load_ida(name, 1, root)
@@ -85,9 +94,11 @@ def main(argv=None):
             rows.append(run(name, X, y, Xt, yt, loss, args.tol))
             print(table(rows[-1:]).splitlines()[-1], flush=True)
     if args.ijcnn1:
-        X, y, Xt, yt = load_ijcnn1(root, n_train=args.ijcnn1, random_state=0)
-        for loss in ("l1", "l2"):
-            rows.append(run(f"ijcnn1-{args.ijcnn1}", X, y, Xt, yt, loss, args.tol))
+        n = None if args.ijcnn1 == "full" else int(args.ijcnn1)
+        X, y, Xt, yt = load_ijcnn1(root, n_train=n, random_state=0)
+        label = "ijcnn1" if n is None else f"ijcnn1-{n}"
+        for loss in ("l2", "l1"):
+            rows.append(run(label, X, y, Xt, yt, loss, args.tol))
             print(table(rows[-1:]).splitlines()[-1], flush=True)
     text = table(rows)
     print(text)
