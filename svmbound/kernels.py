@@ -27,7 +27,7 @@ LINEAR, RBF, POLY = 0, 1, 2
 
 #: Rows per block when building kernel blocks, so that no single product exceeds ~2**27
 #: elements (DESIGN.md §5: one 50,000² product crashed OpenBLAS).
-_BLOCK_ELEMS = 1 << 24
+_BLOCK_ELEMS = 1 << 21
 
 
 def _row_blocks(n_rows: int, n_cols: int):
@@ -61,9 +61,16 @@ class Kernel:
         """Kernel matrix K(X, Z) (Z = X when omitted), built in row blocks."""
         Z = X if Z is None else Z
         out = np.empty((X.shape[0], Z.shape[0]))
+        zz = self._norms(Z)
         for rows in _row_blocks(X.shape[0], Z.shape[0]):
-            out[rows] = self._from_dot(X[rows] @ Z.T, X[rows], Z)
+            blk = out[rows]
+            np.matmul(X[rows], Z.T, out=blk)
+            self._from_dot(blk, X[rows], zz)      # in place: no block-sized temporaries
         return out
+
+    def _norms(self, Z):
+        """Per-row data of Z that ``_from_dot`` needs (‖z‖² for the RBF kernel)."""
+        return None
 
     def __call__(self, X, Z=None):
         return self.block(X, Z)
@@ -105,7 +112,7 @@ class LinearKernel(Kernel):
 
     name = "linear"
 
-    def _from_dot(self, dot, Xr, Z):
+    def _from_dot(self, dot, Xr, zz):
         return dot
 
     def _diag(self, X):
@@ -147,10 +154,8 @@ class RBFKernel(Kernel):
             raise ValueError(f"rbf kernel takes theta=(log_sigma2,), got {theta!r}")
         return RBFKernel(float(np.exp(theta[0])))
 
-    def _sqdist(self, dot, Xr, Z):
-        xx = np.einsum("ij,ij->i", Xr, Xr)[:, None]
-        zz = np.einsum("ij,ij->i", Z, Z)[None, :]
-        return np.maximum(xx + zz - 2.0 * dot, 0.0)
+    def _norms(self, Z):
+        return np.einsum("ij,ij->i", Z, Z)
 
     def block(self, X, Z=None):
         """exp(−γ‖x − z‖²), with X and Z centred on Z's mean first (translation invariance;
@@ -165,10 +170,14 @@ class RBFKernel(Kernel):
             np.fill_diagonal(K, 1.0)
         return K
 
-    def _from_dot(self, dot, Xr, Z):
-        d2 = self._sqdist(dot, Xr, Z)
-        d2 *= -self.gamma
-        return np.exp(d2, out=d2)
+    def _from_dot(self, dot, Xr, zz):
+        """dot ← exp(−γ max(‖x‖² + ‖z‖² − 2⟨x, z⟩, 0)), in place."""
+        dot *= -2.0
+        dot += np.einsum("ij,ij->i", Xr, Xr)[:, None]
+        dot += zz[None, :]
+        np.maximum(dot, 0.0, out=dot)
+        dot *= -self.gamma
+        return np.exp(dot, out=dot)
 
     def _diag(self, X):
         return np.ones(X.shape[0])
@@ -225,8 +234,9 @@ class PolynomialKernel(Kernel):
             raise ValueError(f"poly kernel takes theta=(coef0,), got {theta!r}")
         return PolynomialKernel(self.degree, float(theta[0]))
 
-    def _from_dot(self, dot, Xr, Z):
-        return (dot + self.coef0) ** self.degree
+    def _from_dot(self, dot, Xr, zz):
+        dot += self.coef0
+        return np.power(dot, self.degree, out=dot)
 
     def _diag(self, X):
         return (np.einsum("ij,ij->i", X, X) + self.coef0) ** self.degree
