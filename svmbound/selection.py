@@ -214,7 +214,12 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
     search : 'lbfgsb' | 'projected-gradient'
     max_iter : int, iterations of the search per round (default 30; Chapelle §7.1: a loose
         stop is enough — the ranking, not the exact minimiser, matters).
-    bounds : (lower, upper) for ln σ_k² (relative to the start 0); default (−5, 10): a factor
+    bounds : (lower, upper) for ln σ_k² (relative to the start 0), or 'auto' (default):
+        (−5 − ln D, 10) for the linear kernel, with D the working dimensions (the data are
+        scaled by √D, so one feature alone needs a factor of about √D times the start to carry
+        the classifier — 84× for D = 7129 genes; a box of e^2.5 ≈ 12× then leaves every factor on
+        the bound and the ranking to feature order, see BENCHMARKS.md, Golub), and (−5, 10)
+        for the other kernels. With (−5, 10) a factor
         can shrink by e⁵ ≈ 150 (what selection needs) but grow only by e^2.5 ≈ 12. With
         factors e⁵ times the start (lower bound −10) the polynomial kernel reaches ~10⁸ and
         the L2-SVM solves stop converging within 10⁷ SMO iterations (seconds each).
@@ -244,7 +249,7 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
 
     def __init__(self, n_features_to_select=None, *, criterion="rm-l2", kernel="linear",
                  degree=2, space="input", step=0.5, C="auto", standardize=True, n_components=None,
-                 search="lbfgsb", max_iter=30, bounds=(-5.0, 10.0), log_C_bounds=(-10.0, 5.0),
+                 search="lbfgsb", max_iter=30, bounds="auto", log_C_bounds=(-10.0, 5.0),
                  tol=1e-6,
                  random_state=None, verbose=0):
         self.n_features_to_select = n_features_to_select
@@ -290,7 +295,16 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
             C = float(self.C)
             if not np.isfinite(C) or C <= 0:
                 raise ValueError(f"C must be None (tuned) or a finite number > 0, got {self.C!r}")
-        b = np.asarray(self.bounds, dtype=np.float64)
+        if isinstance(self.bounds, str):
+            if self.bounds != "auto":
+                raise ValueError(f"bounds must be 'auto' or (lower, upper), got {self.bounds!r}")
+            b = np.array([-5.0, 10.0])
+        else:
+            try:
+                b = np.asarray(self.bounds, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(f"bounds must be 'auto' or (lower, upper), got "
+                                 f"{self.bounds!r}") from None
         if b.shape != (2,) or not np.all(np.isfinite(b)) or b[0] >= 0 or b[1] <= 0:
             raise ValueError(f"bounds must be (lower, upper) with lower < 0 < upper, got "
                              f"{self.bounds!r}")
@@ -366,6 +380,8 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
         Z = self._fit_space(X)
         D = Z.shape[1]
         k = _n_to_select(self.n_features_to_select, D)
+        if isinstance(self.bounds, str) and self.kernel == "linear":
+            lo = -5.0 - math.log(D)
         if isinstance(self.C, str):           # 'auto'
             tune_C = self.kernel != "linear"
             fixed_C = None if tune_C else 1.0

@@ -448,3 +448,20 @@ def test_scaling_selector_bad_parameters(params, match):
     X, y = make_linear_toy(20, n_features=8, random_state=0)
     with pytest.raises(ValueError, match=match):
         ScalingSelector(**{"n_features_to_select": 2, **params}).fit(X, y)
+
+
+def test_scaling_selector_auto_box_lets_a_linear_factor_pass_the_fixed_box():
+    """bounds='auto' with the linear kernel: ln σ² ≥ −5 − ln D, so factors may exceed e^2.5
+    (the cap of the (−5, 10) box) — and never exceed e^((5 + ln D)/2)."""
+    from svmbound.selection import ScalingSelector
+    from svmbound.toy import make_linear_toy
+
+    X, y = make_linear_toy(60, random_state=0)
+    D = X.shape[1]
+    auto = ScalingSelector(2).fit(X, y)
+    assert auto.scaling_factors_.max() > np.exp(2.5) * 1.01
+    assert auto.scaling_factors_.max() <= np.exp((5 + np.log(D)) / 2) * (1 + 1e-9)
+    fixed = ScalingSelector(2, bounds=(-5.0, 10.0)).fit(X, y)
+    assert fixed.scaling_factors_.max() <= np.exp(2.5) * (1 + 1e-9)
+    with pytest.raises(ValueError, match="bounds must be 'auto' or"):
+        ScalingSelector(2, bounds="wide").fit(X, y)
