@@ -372,7 +372,8 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                              f"{self.n_features_in_}")
         if self.support_.size == 0:
             return np.full(X.shape[0], self.intercept_[0])
-        return self.kernel_.block(X, self.support_vectors_) @ self.dual_coef_[0] + self.intercept_[0]
+        return (self.kernel_.block_dot(X, self.support_vectors_, self.dual_coef_[0])
+                + self.intercept_[0])
 
     def predict(self, X):
         return self.classes_[(self.decision_function(X) > 0).astype(int)]

@@ -68,6 +68,15 @@ class Kernel:
             self._from_dot(blk, X[rows], zz)      # in place: no block-sized temporaries
         return out
 
+    def block_dot(self, X: np.ndarray, Z: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """K(X, Z) @ v (v a vector or a matrix of columns) in row blocks of X: memory
+        O(block + len(X)) instead of len(X)·len(Z) (a decision function on 91,701 test rows
+        with 14,502 support vectors would otherwise build a 10.6 GB matrix)."""
+        out = np.empty((X.shape[0],) + np.shape(v)[1:])
+        for rows in _row_blocks(X.shape[0], Z.shape[0]):
+            out[rows] = self.block(X[rows], Z) @ v
+        return out
+
     def _norms(self, Z):
         """Per-row data of Z that ``_from_dot`` needs (‖z‖² for the RBF kernel)."""
         return None

@@ -246,3 +246,20 @@ def test_spec_matches_scikit_learn_parameterisation():
     assert RBFKernel(2.0).spec()[1] == pytest.approx(0.25)
     assert PolynomialKernel(3, 0.5).spec()[1:] == (1.0, 0.5, 3)
     assert len({RBFKernel().spec()[0], LinearKernel().spec()[0], PolynomialKernel().spec()[0]}) == 3
+
+
+@pytest.mark.parametrize("make", [lambda d: RBFKernel(2.0), lambda d: LinearKernel(),
+                                  lambda d: PolynomialKernel(3, 1.0),
+                                  lambda d: __import__("svmbound.kernels_ard", fromlist=["x"])
+                                  .ARDRBFKernel(np.linspace(0.5, 2.0, d))])
+def test_block_dot_in_row_blocks_equals_the_full_product(monkeypatch, make):
+    import svmbound.kernels as kernels_mod
+
+    rng = np.random.RandomState(3)
+    X, Z = rng.randn(37, 4), rng.randn(11, 4)
+    v, V = rng.randn(11), rng.randn(11, 2)
+    kernel = make(4)
+    full_v, full_V = kernel.block(X, Z) @ v, kernel.block(X, Z) @ V
+    monkeypatch.setattr(kernels_mod, "_BLOCK_ELEMS", 30)     # 2 rows per block
+    np.testing.assert_allclose(kernel.block_dot(X, Z, v), full_v, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(kernel.block_dot(X, Z, V), full_V, rtol=1e-12, atol=1e-12)

@@ -93,16 +93,14 @@ class QPResult:
 
 def _kernel_columns_times(X, kernel: Kernel, cols: np.ndarray, v: np.ndarray) -> np.ndarray:
     """K(X, X[cols]) @ v (v a vector or a matrix of several weight columns), built in row
-    blocks (never more than ~2²⁴ kernel values at once)."""
+    blocks (``Kernel.block_dot``)."""
     from ..kernels import _row_blocks
 
+    if not isinstance(kernel, PrecomputedKernel):
+        return kernel.block_dot(X, X[cols], v)
     out = np.empty((X.shape[0],) + v.shape[1:])
-    Z = X[cols]
     for rows in _row_blocks(X.shape[0], cols.size):
-        if isinstance(kernel, PrecomputedKernel):
-            out[rows] = X[rows][:, cols] @ v
-        else:
-            out[rows] = kernel.block(X[rows], Z) @ v
+        out[rows] = X[rows][:, cols] @ v
     return out
 
 

@@ -151,4 +151,4 @@ def decision_function(X_train, y, alpha, b, kernel: Kernel, X) -> np.ndarray:
     if sv.size == 0:
         return np.full(X.shape[0], b)
     coef = alpha[sv] * y[sv]
-    return kernel.block(X, X_train[sv]) @ coef + b
+    return kernel.block_dot(X, X_train[sv], coef) + b
