@@ -30,7 +30,7 @@ blocks in rows so that no product exceeds ~2²⁴ elements (DESIGN.md §5).
 
 ``contract(X, a, b)`` (the rank-one contraction the radius–margin criteria need) and
 ``contract_matrix(X, W)`` (a general weight matrix, which the span-bound gradient needs; see
-``svmbound.criteria.span_contract``) share the same code.
+``svmbound.criteria.span.SpanBound``) share the same code.
 """
 
 from __future__ import annotations

@@ -43,7 +43,6 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._validation import check_binary_y
 from .criteria import criterion_class
-from .criteria.span_contract import SpanBoundContract
 from .kernels_ard import ARDRBFKernel, ScaledPolynomialKernel
 from .search.gradient import minimize_lbfgsb, minimize_projected_gradient
 
@@ -278,13 +277,10 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
         if self.search not in SEARCHES:
             raise ValueError(f"unknown search {self.search!r}; valid searches: "
                              f"{', '.join(SEARCHES)}")
-        if self.criterion == "span":
-            crit_cls = SpanBoundContract
-        else:
-            crit_cls = criterion_class(self.criterion)
-            if not crit_cls.differentiable:
-                raise ValueError(f"criterion {self.criterion!r} is not differentiable; the "
-                                 "scaling factors need a gradient (use 'rm-l2' or 'span')")
+        crit_cls = criterion_class(self.criterion)
+        if not crit_cls.differentiable:
+            raise ValueError(f"criterion {self.criterion!r} is not differentiable; the "
+                             "scaling factors need a gradient (use 'rm-l2' or 'span')")
         step = self.step
         if isinstance(step, bool) or not isinstance(step, numbers.Real) or not (
                 (isinstance(step, numbers.Integral) and step >= 1) or 0 < step < 1):

@@ -247,8 +247,12 @@ class SpanBound(_L2SVEstimate):
         grad = np.empty(self.n_params)
         grad[0] = -np.trace(W) / C                       # ∂K̃/∂ln C = −I/C
         Xsv = self.X[sv]
-        for k, dK in enumerate(_kernel_derivative_matrices(kernel, Xsv)):
-            grad[1 + k] = float(np.sum(W * dK))
+        if hasattr(kernel, "contract_matrix"):
+            # many parameters (ARD): Σ_ij W_ij ∂K_ij/∂θ_k by BLAS contractions, no d×n×n array
+            grad[1:] = kernel.contract_matrix(Xsv, W)
+        else:
+            for k, dK in enumerate(_kernel_derivative_matrices(kernel, Xsv)):
+                grad[1 + k] = float(np.sum(W * dK))
         return value, grad, info
 
 
