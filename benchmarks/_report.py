@@ -61,3 +61,17 @@ def write_section(path, heading: str, body: str) -> None:
         tail = lines[end:]
         new = lines[:start] + [section] + (["\n"] if tail else []) + tail
     path.write_text("".join(new))
+
+
+def data_root(data=None):
+    """The benchmark data folder (``--data``, else $SVMBOUND_DATA, else ../shared/data), or None
+    after saying on stderr that it is missing (the caller then exits with status 2)."""
+    import sys
+
+    from svmbound.datasets import data_dir
+
+    try:
+        return data_dir(data)
+    except FileNotFoundError as exc:
+        print(f"benchmark data not found: {exc}", file=sys.stderr)
+        return None

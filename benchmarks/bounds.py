@@ -24,10 +24,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _report import machine_description, write_section  # noqa: E402
+from _report import data_root, machine_description, write_section  # noqa: E402
 
 from svmbound.criteria import make_criterion  # noqa: E402
-from svmbound.datasets import data_dir, load_ida  # noqa: E402
+from svmbound.datasets import load_ida  # noqa: E402
 from svmbound.kernels import RBFKernel  # noqa: E402
 from svmbound.search.grid import evaluate_grid, grid_range  # noqa: E402
 
@@ -111,10 +111,8 @@ def main(argv=None):
     ap.add_argument("--figures", default="docs", help="where the contour PNGs go")
     ap.add_argument("--out", help="write the tables into this markdown file")
     args = ap.parse_args(argv)
-    try:
-        root = data_dir(args.data)
-    except FileNotFoundError as exc:
-        print(f"benchmark data not found: {exc}", file=sys.stderr)
+    root = data_root(args.data)
+    if root is None:
         return 2
     t_start = time.perf_counter()
     names = DATASETS[:1] if args.quick else DATASETS

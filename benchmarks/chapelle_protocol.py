@@ -45,10 +45,10 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _report import machine_description, write_section  # noqa: E402
+from _report import data_root, machine_description, write_section  # noqa: E402
 
 from svmbound import BoundSVC, make_kernel, solve_svm_dual  # noqa: E402
-from svmbound.datasets import data_dir, load_ida  # noqa: E402
+from svmbound.datasets import load_ida  # noqa: E402
 from svmbound.solvers import decision_function  # noqa: E402
 
 DATASETS = ("heart", "titanic", "breast-cancer")
@@ -232,10 +232,8 @@ def main(argv=None):
     ap.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=DATASETS)
     ap.add_argument("--out", help="write the section into this markdown file")
     args = ap.parse_args(argv)
-    try:
-        root = data_dir(args.data)
-    except FileNotFoundError as exc:
-        print(f"benchmark data not found: {exc}", file=sys.stderr)
+    root = data_root(args.data)
+    if root is None:
         return 2
     t_start = time.perf_counter()
     machine = machine_description()  # load average before the run

@@ -26,9 +26,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _report import machine_description, write_section  # noqa: E402
+from _report import data_root, machine_description, write_section  # noqa: E402
 
-from svmbound.datasets import data_dir, load_ijcnn1  # noqa: E402
+from svmbound.datasets import load_ijcnn1  # noqa: E402
 
 GRID_LOG2_C = np.arange(-5, 16, 2)
 GRID_LOG2_GAMMA = np.arange(3, -16, -2)
@@ -48,10 +48,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.n_fits < 1:
         ap.error("--n-fits must be >= 1")
-    try:
-        root = data_dir(args.data)
-    except FileNotFoundError as exc:
-        print(f"benchmark data not found: {exc}", file=sys.stderr)
+    root = data_root(args.data)
+    if root is None:
         return 2
     n_train = 10_000 if args.quick else None
     n_fits = 2 if args.quick else args.n_fits

@@ -24,10 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _report import machine_description, write_section  # noqa: E402
+from _report import data_root, machine_description, write_section  # noqa: E402
 
 from svmbound import BoundSVC  # noqa: E402
-from svmbound.datasets import data_dir, load_ida, load_ijcnn1  # noqa: E402
+from svmbound.datasets import load_ida, load_ijcnn1  # noqa: E402
 
 #: Chung et al. (2003) Table 4.1: (#fun, #grad, accuracy %) for L1 and L2 from (0, 0).
 CHUNG_41 = {
@@ -75,10 +75,8 @@ def main(argv=None):
     ap.add_argument("--tol", type=float, default=1e-6, help="solver tolerance (Chung: 1e-6)")
     ap.add_argument("--out", help="write the table into this markdown file")
     args = ap.parse_args(argv)
-    try:
-        root = data_dir(args.data)
-    except FileNotFoundError as exc:
-        print(f"benchmark data not found: {exc}", file=sys.stderr)
+    root = data_root(args.data)
+    if root is None:
         return 2
     # warm-up: numba compilation is not part of the tuning time
     Xw, yw, _, _ = load_ida("banana", 1, root)

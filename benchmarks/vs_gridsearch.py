@@ -26,10 +26,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _report import machine_description, write_section  # noqa: E402
+from _report import data_root, machine_description, write_section  # noqa: E402
 
 from svmbound import BoundSVC  # noqa: E402
-from svmbound.datasets import data_dir, load_ida  # noqa: E402
+from svmbound.datasets import load_ida  # noqa: E402
 
 DATASETS = ("banana", "image", "waveform", "heart", "titanic", "breast-cancer")
 GRID = {"C": 2.0 ** np.arange(-5, 16, 2), "gamma": 2.0 ** np.arange(3, -16, -2)}
@@ -86,10 +86,8 @@ def main(argv=None):
     ap.add_argument("--datasets", nargs="+", default=None, help="subset of " + ", ".join(DATASETS))
     ap.add_argument("--out", help="write the table into this markdown file")
     args = ap.parse_args(argv)
-    try:
-        root = data_dir(args.data)
-    except FileNotFoundError as exc:
-        print(f"benchmark data not found: {exc}", file=sys.stderr)
+    root = data_root(args.data)
+    if root is None:
         return 2
     names = args.datasets or (("banana", "heart", "titanic") if args.quick else DATASETS)
     n_splits = 2 if args.quick else args.splits
