@@ -17,6 +17,7 @@ from svmbound.selection import (FilterSelector, ScalingSelector, fisher_scores, 
                                 pearson_scores)
 from svmbound.solvers import solve_svm_dual
 from svmbound.toy import make_linear_toy, make_nonlinear_toy
+from _fd import central_fd
 
 D = 4
 
@@ -28,13 +29,6 @@ def data():
     return StandardScaler().fit_transform(X), np.where(y == 1, 1.0, -1.0)
 
 
-def central_fd(crit, theta, h=1e-5):
-    g = np.zeros_like(theta)
-    for k in range(theta.size):
-        e = np.zeros_like(theta)
-        e[k] = h
-        g[k] = (crit.fun(theta + e) - crit.fun(theta - e)) / (2 * h)
-    return g
 
 
 def assert_grad_fd(crit, theta, rel=1e-5):

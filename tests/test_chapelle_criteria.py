@@ -22,6 +22,7 @@ from svmbound.criteria.validation import (SmoothedValidationError, ValidationErr
                                           platt_nll, platt_targets)
 from svmbound.kernels import PolynomialKernel, RBFKernel
 from svmbound.solvers import decision_function, solve_svm_dual
+from _fd import central_fd
 
 
 @pytest.fixture(scope="module")
@@ -40,13 +41,6 @@ def small():
     return np.ascontiguousarray(StandardScaler().fit_transform(X)), np.where(y == 1, 1.0, -1.0)
 
 
-def central_fd(fun, theta, h=1e-5):
-    g = np.zeros_like(theta)
-    for k in range(theta.size):
-        e = np.zeros_like(theta)
-        e[k] = h
-        g[k] = (fun(theta + e) - fun(theta - e)) / (2 * h)
-    return g
 
 
 def assert_grad_close(grad, fd, value, rel=1e-4):

@@ -10,6 +10,7 @@ from svmbound.criteria import (CRITERIA, DuanL1, RadiusMarginL1, RadiusMarginL1A
                                RadiusMarginL1Sum, RadiusMarginL2Quarter, RadiusMarginL2, RadiusMarginL2Half,
                                criterion_class, make_criterion)
 from svmbound.kernels import PolynomialKernel, RBFKernel
+from _fd import central_fd
 
 
 @pytest.fixture(scope="module")
@@ -19,13 +20,6 @@ def data():
     return StandardScaler().fit_transform(X), np.where(y == 1, 1.0, -1.0)
 
 
-def central_fd(crit, theta, h=1e-5):
-    g = np.zeros_like(theta)
-    for k in range(theta.size):
-        e = np.zeros_like(theta)
-        e[k] = h
-        g[k] = (crit.fun(theta + e) - crit.fun(theta - e)) / (2 * h)
-    return g
 
 
 # Points include the box edges (ln C = ±9.5), large C and small σ².

@@ -7,6 +7,7 @@ from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kerne
 
 import svmbound.kernels as kernels_mod
 from svmbound.kernels import LinearKernel, PolynomialKernel, RBFKernel, make_kernel
+from _fd import central_fd
 
 
 @pytest.fixture(scope="module")
@@ -85,14 +86,6 @@ def test_rbf_block_values_stay_in_unit_interval():
 # derivative contractions vs central finite differences in θ
 
 
-def central_fd(f, theta, h):
-    theta = np.asarray(theta, dtype=float)
-    g = np.zeros_like(theta)
-    for k in range(theta.size):
-        e = np.zeros_like(theta)
-        e[k] = h
-        g[k] = (f(theta + e) - f(theta - e)) / (2 * h)
-    return g
 
 
 def sparse_weights(rng, n, frac_zero=0.4):
