@@ -178,3 +178,28 @@ def test_optimal_c_decreases_with_tighter_l2_bound(data):
         best.append(grid[int(np.argmin(vals))])
     assert best[0] >= best[1] >= best[2]
     assert best[0] > best[2]
+
+
+@pytest.mark.parametrize("name", ["rm-l2", "rm-l1"])
+def test_step_in_C_alone_reuses_the_gradient_and_gives_the_fresh_value(data, name, monkeypatch):
+    """Consecutive evaluations differing only in ln C start from the rescaled α and its
+    gradient (no kernel value); value and gradient equal a fresh criterion's."""
+    import svmbound.criteria.base as base_mod
+
+    calls = []
+    real = base_mod.solve_svm_dual
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs.get("warm_from") is not None)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(base_mod, "solve_svm_dual", spy)
+    X, y = data
+    crit = make_criterion(name, X, y, RBFKernel(), tol=1e-9)
+    crit.evaluate([0.0, 1.0])
+    crit.evaluate([0.3, 1.5])                    # kernel changed: ordinary warm start
+    ev = crit.evaluate([0.4, 1.5])               # only C changed: gradient reused
+    assert calls == [False, False, True]
+    fresh = make_criterion(name, X, y, RBFKernel(), tol=1e-9).evaluate([0.4, 1.5])
+    np.testing.assert_allclose(ev.value, fresh.value, rtol=1e-6)
+    np.testing.assert_allclose(ev.grad, fresh.grad, rtol=1e-4, atol=1e-6 * abs(fresh.value))

@@ -606,3 +606,31 @@ def test_loose_tolerance_violation_is_reported(cancer_data):
     sol = solve_svm_dual(X, y, RBFKernel(30.0), 1.0, tol=1e-1)
     assert sol.converged and sol.max_violation < 1e-1
     assert_kkt(sol, y, 1.0, "l1", 1e-1, K=RBFKernel(30.0).block(X))
+
+
+@pytest.mark.parametrize("dataset,sigma2,C", WARM_CASES, indirect=["dataset"], ids=WARM_IDS)
+@pytest.mark.parametrize("loss", ["l1", "l2"])
+def test_same_kernel_start_gradient_is_exact_and_reaches_the_solution(dataset, sigma2, C, loss):
+    """A step in C alone: the rescaled α's gradient (G, Ḡ) from the previous one equals the one
+    computed from kernel columns, and the solve reaches the cold solution."""
+    from svmbound.solvers.qp import initial_gradient
+    from svmbound.solvers.svm import same_kernel_start, upper_bounds
+
+    X, y = dataset
+    kernel = RBFKernel(sigma2)
+    base = solve_svm_dual(X, y, kernel, C, loss=loss, tol=TOL)
+    C1 = C * np.exp(STEP)
+    a0, (G0, Gbar0) = same_kernel_start(base, C1)
+    assert np.all(a0 >= 0) and (loss == "l2" or np.all(a0 <= C1))
+    assert abs(y @ a0) <= 1e-10 * a0.sum()
+    G_ref, Gbar_ref = initial_gradient(X, y, -np.ones(len(y)), upper_bounds(loss, C1, len(y)),
+                                       a0, kernel, 1.0, 1.0 / C1 if loss == "l2" else 0.0)
+    scale = 1.0 + np.abs(G_ref).max()
+    np.testing.assert_allclose(G0, G_ref, rtol=0, atol=1e-8 * scale)
+    np.testing.assert_allclose(Gbar0, Gbar_ref, rtol=0, atol=1e-8 * scale)
+    cold = solve_svm_dual(X, y, kernel, C1, loss=loss, tol=TOL)
+    warm = solve_svm_dual(X, y, kernel, C1, loss=loss, tol=TOL, warm_from=base)
+    assert_kkt(warm, y, C1, loss, TOL)
+    assert rel(warm.objective, cold.objective) <= OBJ_RTOL
+    with pytest.raises(ValueError, match="alpha0 or warm_from"):
+        solve_svm_dual(X, y, kernel, C1, loss=loss, alpha0=a0, warm_from=base)

@@ -24,6 +24,12 @@ from ..solvers import (DEFAULT_CACHE_MB, DualSolution, RadiusSolution, solve_rad
                        solve_svm_dual, warm_start_alpha)
 
 
+def _kernel_key(kernel: Kernel) -> tuple:
+    """What identifies a kernel's values: its class, its numba spec (holds the polynomial
+    degree, which θ does not) and θ."""
+    return (type(kernel).__name__, kernel.spec(), tuple(np.atleast_1d(kernel.theta).tolist()))
+
+
 @dataclass
 class Evaluation:
     """One criterion evaluation: value f(θ), gradient ∇f(θ) (None if not differentiable or not
@@ -57,6 +63,7 @@ class Criterion:
         self.n_trainings = 0       # SVM dual solves made
         self.n_radius_solves = 0
         self._svm_prev: DualSolution | None = None
+        self._svm_prev_key = None
         self._radius_prev: dict = {}
         self._last: Evaluation | None = None
 
@@ -81,20 +88,26 @@ class Criterion:
     # -- solves with warm starts ---------------------------------------------------------
     def solve_svm(self, C: float, kernel: Kernel) -> DualSolution:
         prev = self._svm_prev
-        alpha0 = None
+        alpha0 = warm_from = None
+        key = _kernel_key(kernel)
         if self.warm_start and prev is not None:
-            alpha0 = warm_start_alpha(prev.alpha, self.y, prev.C, C, self.loss)
+            if self._svm_prev_key == key:    # only C changed: reuse the gradient (no kernel value)
+                warm_from = prev
+            else:
+                alpha0 = warm_start_alpha(prev.alpha, self.y, prev.C, C, self.loss)
         sol = solve_svm_dual(self.X, self.y, kernel, C, loss=self.loss, tol=self.tol,
-                             alpha0=alpha0, cache_size=self.cache_size, check_input=False)
+                             alpha0=alpha0, warm_from=warm_from, cache_size=self.cache_size,
+                             check_input=False)
         self.n_trainings += 1
         self._svm_prev = sol
+        self._svm_prev_key = key
         return sol
 
     def solve_radius(self, kernel: Kernel, shift: float = 0.0) -> RadiusSolution:
         """R² (shift 0) or R̃² (shift 1/C); with shift 0 the result is reused while the kernel
         parameters do not change (R² does not depend on C)."""
         # the key holds the whole kernel: θ alone misses a changed integer degree (polynomial)
-        key = (type(kernel).__name__, kernel.spec(), tuple(kernel.theta)) if shift == 0.0 else None
+        key = _kernel_key(kernel) if shift == 0.0 else None
         prev = self._radius_prev.get("sol")
         if key is not None and self._radius_prev.get("key") == key:
             return prev

@@ -89,6 +89,7 @@ class QPResult:
     violation: float
     n_kernel_rows: int
     converged: bool
+    gradient_bar: np.ndarray | None = None
 
 
 def _kernel_columns_times(X, kernel: Kernel, cols: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -130,8 +131,12 @@ def initial_gradient(X, y, p, ub, a, kernel: Kernel, scale: float, shift: float)
 
 
 def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
-            max_iter=None, cache_mb=DEFAULT_CACHE_MB) -> QPResult:
-    """Run the numba SMO from the feasible start ``a0`` (copied, never modified)."""
+            max_iter=None, cache_mb=DEFAULT_CACHE_MB, gradient0=None) -> QPResult:
+    """Run the numba SMO from the feasible start ``a0`` (copied, never modified).
+
+    ``gradient0`` = (G, Ḡ) of ``a0`` when the caller knows them (a start at the same kernel,
+    see ``svm.same_kernel_start``): the initial gradient then costs no kernel value.
+    """
     from ._smo import offset
 
     n = y.shape[0]
@@ -146,10 +151,14 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
     if max_iter is None:
         max_iter = max(10_000_000, 100 * n)
     a = np.array(a0, dtype=np.float64, copy=True)
-    G0, G_bar0 = initial_gradient(X_kernel, y, p, ub, a, kernel, float(scale), float(shift))
+    if gradient0 is None:
+        G0, G_bar0 = initial_gradient(X_kernel, y, p, ub, a, kernel, float(scale), float(shift))
+    else:
+        G0, G_bar0 = (np.array(g, dtype=np.float64, copy=True) for g in gradient0)
     G, n_iter, violation, n_rows = smo(
         X, sq, y, p, ub, a, G0, G_bar0, int(code), float(gamma), float(coef0), int(degree),
         float(scale), float(shift), check_tol(tol), int(max_iter), cache_buffer(n, cache_mb))
     rho = offset(y, G, a, ub)
     return QPResult(a=a, gradient=G, rho=float(rho), n_iter=int(n_iter), violation=float(violation),
-                    n_kernel_rows=int(n_rows), converged=bool(violation < tol))
+                    n_kernel_rows=int(n_rows), converged=bool(violation < tol),
+                    gradient_bar=G_bar0)

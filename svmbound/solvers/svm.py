@@ -46,6 +46,9 @@ class DualSolution:
     converged: bool
     gradient: np.ndarray = field(repr=False)
     n_kernel_rows: int = 0
+    #: Ḡ = Σ_{α_j = C} C Q_j (L1; zeros for L2): with ``gradient`` what a restart at another C
+    #: and the same kernel needs (``same_kernel_start``).
+    gradient_bar: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def support(self) -> np.ndarray:
@@ -110,9 +113,32 @@ def warm_start_alpha(alpha_prev, y, C_prev: float, C_new: float, loss: str = "l1
     return a
 
 
+def same_kernel_start(prev: DualSolution, C_new: float):
+    """(α₀, (G₀, Ḡ₀)) for a solve at C_new with the kernel (and data) of ``prev`` unchanged.
+
+    α₀ = r α with r = C_new/C_prev keeps yᵀα = 0 and the box (bounded entries set exactly to
+    C_new), and the gradient follows without a kernel value (DESIGN.md §5):
+    L1 (Q̃ = Q):        G₀ = r (G + e) − e,                       Ḡ₀ = r Ḡ;
+    L2 (Q̃ = Q + I/C):  G₀ = r (G + e − α/C_prev) + α₀/C_new − e,  Ḡ₀ = 0.
+    """
+    if prev.gradient_bar is None:
+        raise ValueError("same_kernel_start needs a solution that carries gradient_bar")
+    r = C_new / prev.C
+    a = prev.alpha * r
+    G = prev.gradient + 1.0
+    if prev.loss == "l1":
+        a[prev.alpha >= prev.C] = C_new
+        a = np.minimum(a, C_new)
+        G0 = r * G - 1.0
+    else:
+        G0 = r * (G - prev.alpha / prev.C) + a / C_new - 1.0
+    return a, (G0, r * prev.gradient_bar)
+
+
 def solve_svm_dual(X, y, kernel: Kernel, C: float, *, loss: str = "l1", tol: float = 1e-3,
                    alpha0=None, cache_size: float = DEFAULT_CACHE_MB,
-                   max_iter: int | None = None, check_input: bool = True) -> DualSolution:
+                   max_iter: int | None = None, check_input: bool = True,
+                   warm_from: DualSolution | None = None) -> DualSolution:
     """Solve the L1 or L2 SVM dual by SMO with second-order working-set selection.
 
     Parameters
@@ -120,7 +146,10 @@ def solve_svm_dual(X, y, kernel: Kernel, C: float, *, loss: str = "l1", tol: flo
     X : (l, d) array; y : labels in {−1, +1}; kernel : a ``svmbound.kernels.Kernel``;
     C : > 0; loss : 'l1' | 'l2'; tol : stopping tolerance on the maximal KKT violation
     (LIBSVM's eps); alpha0 : optional warm start, made feasible first (see
-    ``warm_start_alpha`` for a start from a different C); cache_size : kernel-row cache in MB or "auto".
+    ``warm_start_alpha`` for a start from a different C); cache_size : kernel-row cache in MB or "auto";
+    warm_from : a solution for the same X, y, loss and kernel at any C — the start is
+    ``same_kernel_start(warm_from, C)``, which needs no kernel value (the caller vouches that
+    the kernel is unchanged); excludes ``alpha0``.
     """
     if check_input:
         X = check_X(X)
@@ -129,7 +158,15 @@ def solve_svm_dual(X, y, kernel: Kernel, C: float, *, loss: str = "l1", tol: flo
     loss = check_loss(loss)
     n = y.shape[0]
     ub = upper_bounds(loss, C, n)
-    if alpha0 is None:
+    gradient0 = None
+    if warm_from is not None:
+        if alpha0 is not None:
+            raise ValueError("give alpha0 or warm_from, not both")
+        if warm_from.loss != loss or warm_from.alpha.shape != (n,):
+            raise ValueError(f"warm_from must be a {loss} solution with {n} variables, got a "
+                             f"{warm_from.loss} solution with {warm_from.alpha.size}")
+        a0, gradient0 = same_kernel_start(warm_from, C)
+    elif alpha0 is None:
         a0 = np.zeros(n)
     else:
         a0 = np.asarray(alpha0, dtype=np.float64)
@@ -138,11 +175,12 @@ def solve_svm_dual(X, y, kernel: Kernel, C: float, *, loss: str = "l1", tol: flo
         a0 = warm_start_alpha(a0, y, C, C, loss)  # clip + repair, no rescaling
     res = run_smo(X, y, -np.ones(n), ub, a0, kernel, scale=1.0,
                   shift=(1.0 / C if loss == "l2" else 0.0), tol=tol, max_iter=max_iter,
-                  cache_mb=cache_size)
+                  cache_mb=cache_size, gradient0=gradient0)
     objective = -0.5 * float(res.a @ (res.gradient - 1.0))
     return DualSolution(alpha=res.a, b=-res.rho, objective=objective, C=C, loss=loss,
                         n_iter=res.n_iter, max_violation=res.violation, converged=res.converged,
-                        gradient=res.gradient, n_kernel_rows=res.n_kernel_rows)
+                        gradient=res.gradient, n_kernel_rows=res.n_kernel_rows,
+                        gradient_bar=res.gradient_bar)
 
 
 def decision_function(X_train, y, alpha, b, kernel: Kernel, X) -> np.ndarray:
