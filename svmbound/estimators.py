@@ -345,7 +345,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         self.best_theta_ = theta
         self.best_value_ = float(result.fun)
         self.best_params_ = {"C": C, **kernel.get_params()}
-        if "sigma2" in self.best_params_:
+        if "sigma2" in self.best_params_ and "degree" not in self.best_params_:  # RBF, ARD RBF
             self.best_params_["gamma"] = 1.0 / (2.0 * self.best_params_["sigma2"])
         self.kernel_ = kernel
         self._set_model(X, y_pm, final)

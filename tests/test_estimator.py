@@ -233,3 +233,12 @@ def test_convex_search_returns_de_bie_c_at_the_start_kernel(cancer):
     np.testing.assert_allclose(clf.best_theta_, [ref.x[0], 2.0])
     assert clf.n_trainings_ == ref.nfev + 1
     assert clf.criterion_name_ == "de-bie-convex"
+
+
+def test_scaled_polynomial_reports_no_gamma(cancer):
+    """gamma = 1/(2σ²) belongs to the RBF kernels; the scaled polynomial has σ² and a degree."""
+    X, y, _, _ = cancer
+    clf = BoundSVC(kernel="ard-poly", degree=2, search="lbfgsb", max_iter=3).fit(X[:80, :4],
+                                                                                 y[:80])
+    assert "gamma" not in clf.best_params_ and clf.best_params_["degree"] == 2
+    assert clf.best_params_["sigma2"].shape == (4,)

@@ -133,7 +133,7 @@ class Criterion:
         C, kernel = self.split_theta(theta)
         value, grad, info = self._compute(C, kernel, need_grad and self.differentiable)
         info.update(C=C, kernel=kernel.get_params(), time_s=time.perf_counter() - t0)
-        if "sigma2" in info["kernel"]:
+        if "sigma2" in info["kernel"] and "degree" not in info["kernel"]:  # RBF, ARD RBF
             info["gamma"] = 1.0 / (2.0 * info["kernel"]["sigma2"])
         ev = Evaluation(theta=np.array(theta, dtype=np.float64), value=float(value),
                         grad=None if grad is None else np.asarray(grad, dtype=np.float64),
