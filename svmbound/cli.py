@@ -124,7 +124,9 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
                          f"parameter); the {args.kernel} kernel has one per feature")
     grid_spec = None
     if args.search == "grid":
-        grid_spec = {"log_C": tuple(args.grid_log_c), "log_sigma2": tuple(args.grid_log_sigma2)}
+        grid_spec = {"log_C": tuple(args.grid_log_c)}
+        if args.kernel == "rbf":
+            grid_spec["log_sigma2"] = tuple(args.grid_log_sigma2)
     est = BoundSVC(loss=args.loss, criterion=args.criterion, kernel=args.kernel,
                    search=args.search, start=args.start, grid=grid_spec, degree=degree,
                    coef0=args.coef0, tol=args.tol, max_iter=args.max_iter,

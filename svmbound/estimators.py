@@ -242,9 +242,9 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
     def _grid_axes(self, param_names, lower, upper):
         from .search.grid import grid_range
 
-        if len(param_names) != 2:
-            raise ValueError(f"search='grid' needs exactly two parameters, the {self.kernel} "
-                             f"kernel gives {param_names}")
+        if len(param_names) not in (1, 2):
+            raise ValueError(f"search='grid' needs one or two parameters, the {self.kernel} "
+                             f"kernel gives {len(param_names)}")
         spec = {} if self.grid is None else dict(self.grid)
         unknown = set(spec) - set(param_names)
         if unknown:
@@ -265,7 +265,11 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
 
         search = self.search
         if search == "grid":
-            result = minimize_grid(crit, *self._grid_axes(crit.param_names, lower, upper))
+            from .search.grid import minimize_grid_1d
+
+            axes = self._grid_axes(crit.param_names, lower, upper)
+            result = (minimize_grid(crit, *axes) if len(axes) == 2 else
+                      minimize_grid_1d(crit, axes[0]))
             return result, np.asarray(result.x, dtype=float).copy()
         if search == "annealing":
             _, degree_range = split_degree(self.degree, self.kernel, self.search)

@@ -242,3 +242,15 @@ def test_scaled_polynomial_reports_no_gamma(cancer):
                                                                                  y[:80])
     assert "gamma" not in clf.best_params_ and clf.best_params_["degree"] == 2
     assert clf.best_params_["sigma2"].shape == (4,)
+
+
+def test_grid_search_over_C_alone_for_the_linear_kernel(cancer):
+    X, y, _, _ = cancer
+    X, y = X[:120], y[:120]
+    clf = BoundSVC(kernel="linear", search="grid", grid={"log_C": (-4.0, 2.0, 1.0)}).fit(X, y)
+    crit = clf.make_criterion(X, np.where(y == clf.classes_[1], 1.0, -1.0))
+    values = [crit.fun(np.array([lc])) for lc in np.arange(-4.0, 2.1, 1.0)]
+    assert clf.search_.nfev == 7
+    np.testing.assert_allclose(clf.best_value_, min(values), rtol=1e-6)
+    assert clf.best_theta_[0] == np.arange(-4.0, 2.1, 1.0)[int(np.argmin(values))] or \
+        clf.c_projected_

@@ -96,3 +96,27 @@ def minimize_grid(criterion, log_C, log_sigma2, progress=None):
                         njev=0, nit=0, status=0, success=True,
                         message=f"grid minimum over {grid.values.shape[0]}x{grid.values.shape[1]} points",
                         path=grid.path, grid=grid)
+
+
+def minimize_grid_1d(criterion, log_C, progress=None):
+    """Grid search over ln C alone, for kernels without a tuned parameter (linear): the grid
+    point with the smallest criterion value, as a ``SearchResult`` (nfev = points, njev = 0)."""
+    from .result import SearchResult
+
+    log_C = np.asarray(log_C, dtype=float)
+    if criterion.n_params != 1:
+        raise ValueError("a 1-D grid needs a criterion with ln C as its only parameter, got "
+                         f"{criterion.param_names}")
+    t0 = time.perf_counter()
+    path = []
+    for k, lc in enumerate(log_C):
+        ev = criterion.evaluate(np.array([lc]), need_grad=False)
+        path.append({"x": [float(lc)], "value": float(ev.value), "grad": None,
+                     "time_s": time.perf_counter() - t0, "accepted": False})
+        if progress is not None:
+            progress(k + 1, log_C.size)
+    best = int(np.nanargmin([p["value"] for p in path]))
+    path[best]["accepted"] = True
+    return SearchResult(x=np.array([log_C[best]]), fun=path[best]["value"], jac=None,
+                        nfev=log_C.size, njev=0, nit=0, status=0, success=True,
+                        message=f"grid minimum over {log_C.size} values of ln C", path=path)
