@@ -203,3 +203,27 @@ def test_step_in_C_alone_reuses_the_gradient_and_gives_the_fresh_value(data, nam
     fresh = make_criterion(name, X, y, RBFKernel(), tol=1e-9).evaluate([0.4, 1.5])
     np.testing.assert_allclose(ev.value, fresh.value, rtol=1e-6)
     np.testing.assert_allclose(ev.grad, fresh.grad, rtol=1e-4, atol=1e-6 * abs(fresh.value))
+
+
+@pytest.mark.parametrize("name", ["rm-l2", "rm-l1", "rm-l1-3.2"])
+def test_radius_in_a_second_thread_gives_the_sequential_result(data, name, monkeypatch):
+    """solve_svm_and_radius overlaps the two solves; the values must be those of solving one
+    after the other."""
+    import svmbound.criteria.base as base_mod
+
+    X, y = data
+    points = [[0.0, 1.0], [0.5, 1.5], [0.7, 1.5], [-0.3, 0.2]]
+    crit = make_criterion(name, X, y, RBFKernel(), tol=1e-8)
+    threaded = [crit.evaluate(p) for p in points]
+
+    def sequential(self, C, kernel, radius):
+        svm = self.solve_svm(C, kernel)
+        return svm, radius()
+
+    monkeypatch.setattr(base_mod.Criterion, "solve_svm_and_radius", sequential)
+    crit = make_criterion(name, X, y, RBFKernel(), tol=1e-8)
+    for p, ev in zip(points, threaded):
+        ref = crit.evaluate(p)
+        assert ev.value == ref.value
+        if ref.grad is not None:
+            np.testing.assert_array_equal(ev.grad, ref.grad)

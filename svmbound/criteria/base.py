@@ -103,6 +103,18 @@ class Criterion:
         self._svm_prev_key = key
         return sol
 
+    def solve_svm_and_radius(self, C: float, kernel: Kernel, radius):
+        """(SVM solution at (C, kernel), ``radius()``), the radius QP running in a second thread
+        while the SVM is solved: the two problems are independent and both solvers release the
+        GIL (numba ``nogil``, BLAS), so on two cores an evaluation costs about the larger of the
+        two solves instead of their sum. The results do not depend on the threading."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            future = pool.submit(radius)
+            svm = self.solve_svm(C, kernel)
+            return svm, future.result()
+
     def solve_radius(self, kernel: Kernel, shift: float = 0.0) -> RadiusSolution:
         """R² (shift 0) or R̃² (shift 1/C); with shift 0 the result is reused while the kernel
         parameters do not change (R² does not depend on C)."""

@@ -46,8 +46,8 @@ class RadiusMarginL2(Criterion):
         return sol.r2, -(1.0 - float(sol.beta @ sol.beta)) / C, sol
 
     def _compute(self, C, kernel, need_grad):
-        svm = self.solve_svm(C, kernel)
-        r2, dr2_dlogc, rad = self._radius(C, kernel)
+        svm, (r2, dr2_dlogc, rad) = self.solve_svm_and_radius(
+            C, kernel, lambda: self._radius(C, kernel))
         w2 = 2.0 * svm.objective
         info = _svm_info(svm, rad)
         info.update(w2=w2, radius_term=r2)
@@ -101,8 +101,8 @@ class RadiusMarginL1(Criterion):
         self.delta = delta
 
     def _compute(self, C, kernel, need_grad):
-        svm = self.solve_svm(C, kernel)
-        rad = self.solve_radius(kernel, shift=0.0)
+        svm, rad = self.solve_svm_and_radius(C, kernel,
+                                             lambda: self.solve_radius(kernel, shift=0.0))
         primal2 = 2.0 * svm.objective                  # ‖w‖² + 2CΣξ
         w2 = svm.w2                                     # αᵀQα
         xi_sum = (float(svm.alpha.sum()) - w2) / C      # Chung 1.6
@@ -139,8 +139,8 @@ class _L1Heuristic(Criterion):
         raise NotImplementedError
 
     def _compute(self, C, kernel, need_grad):
-        svm = self.solve_svm(C, kernel)
-        rad = self.solve_radius(kernel, shift=0.0)
+        svm, rad = self.solve_svm_and_radius(C, kernel,
+                                             lambda: self.solve_radius(kernel, shift=0.0))
         e_alpha = float(svm.alpha.sum())
         w2 = svm.w2
         xi_sum = (e_alpha - w2) / C
