@@ -135,7 +135,7 @@ def main(argv=None):
         cmd = "python benchmarks/vs_gridsearch.py " + " ".join(argv if argv is not None else sys.argv[1:])
         body = (f"Command: `{cmd.strip()}`\n\n{machine_description()}\n\n"
                 f"IDA splits 1–{n_splits}; times are totals over the splits (GridSearchCV with "
-                f"n_jobs=2 uses both cores; svmbound runs on one). Numba compile time, not in the "
+                f"n_jobs=2 uses both cores; svmbound uses a second thread only for the radius QP, which it solves while the SVM is solved). Numba compile time, not in the "
                 f"table: {fresh:.1f} s in a fresh process with an empty cache, {cached:.1f} s "
                 f"with the on-disk cache (import + first two fits).\n\n{text}\n")
         write_section(args.out, "svmbound vs GridSearchCV (issue 5c)", body)
