@@ -16,7 +16,7 @@ import numpy as np
 
 from . import __version__
 from .criteria import ALIASES, CRITERIA
-from .estimators import ESTIMATOR_KERNELS, SEARCHES, BoundSVC
+from .estimators import ARD_KERNELS, ESTIMATOR_KERNELS, SEARCHES, BoundSVC
 
 
 def _add_tune_options(p):
@@ -119,7 +119,7 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
 
     t0 = time.perf_counter()
     degree = _degree_arg(args.degree)
-    if args.plot and args.kernel in ("ard", "ard-poly"):
+    if args.plot and args.kernel in ARD_KERNELS:
         raise ValueError(f"--plot draws a map over two parameters (ln C and one kernel "
                          f"parameter); the {args.kernel} kernel has one per feature")
     grid_spec = None
@@ -153,7 +153,7 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
         report["degree"] = int(bp["degree"])
     if "coef0" in bp:
         report["coef0"] = float(bp["coef0"])
-    if args.kernel in ("ard", "ard-poly"):
+    if args.kernel in ARD_KERNELS:
         report["scaling_factors"] = _jsonable(est.kernel_.scaling_factors)
     if Xt is not None:
         report["test_accuracy"] = float(est.score(Xt, yt))

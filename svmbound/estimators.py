@@ -27,7 +27,8 @@ SEARCHES = ("bfgs", "lbfgsb", "projected-gradient", "grid", "annealing", "convex
 
 #: Kernels of the estimator: the isotropic ones of ``svmbound.kernels`` and the ARD kernels
 #: with one ln σ² per feature (or per group) of ``svmbound.kernels_ard`` (Chapelle §7.3, §8).
-ESTIMATOR_KERNELS = tuple(sorted(KERNELS)) + ("ard", "ard-poly")
+ARD_KERNELS = ("ard", "ard-poly")
+ESTIMATOR_KERNELS = tuple(sorted(KERNELS)) + ARD_KERNELS
 
 #: Default box per tuned parameter (Chung §4.2: [−10, 10] for ln C and ln σ²); the ARD
 #: parameters log_sigma2_<k> take the log_sigma2 entry.
@@ -50,7 +51,7 @@ def _default(table: dict, name: str):
 def base_kernel(name: str, degree: int = 3, coef0: float = 1.0, n_features: int | None = None,
                 groups=None):
     """The kernel object a search starts from (its θ is overwritten by the search)."""
-    if name in ("ard", "ard-poly"):
+    if name in ARD_KERNELS:
         from .kernels_ard import ARDRBFKernel, ScaledPolynomialKernel, check_groups
 
         g = check_groups(groups)
@@ -259,14 +260,12 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
 
     def _run_search(self, crit, X, y_pm, lower, upper, x0, callback):
         """Minimise the criterion with the chosen search; returns (result, θ)."""
-        from .search import (minimize_annealing, minimize_grid, minimize_lbfgsb,
+        from .search import (minimize_annealing, minimize_grid, minimize_grid_1d, minimize_lbfgsb,
                              minimize_projected_bfgs, minimize_projected_gradient, tune_c_convex)
         from .search.space import SearchSpace, criterion_objective
 
         search = self.search
         if search == "grid":
-            from .search.grid import minimize_grid_1d
-
             axes = self._grid_axes(crit.param_names, lower, upper)
             result = (minimize_grid(crit, *axes) if len(axes) == 2 else
                       minimize_grid_1d(crit, axes[0]))

@@ -14,10 +14,11 @@ from .annealing import minimize_annealing
 from .bfgs import minimize_projected_bfgs
 from .convex_c import tune_c_convex
 from .gradient import minimize_lbfgsb, minimize_projected_gradient
-from .grid import evaluate_grid, minimize_grid
+from .grid import evaluate_grid, minimize_grid, minimize_grid_1d
 from .result import SearchResult
 from .space import Param, SearchSpace, criterion_objective
 
 __all__ = ["SearchResult", "minimize_projected_bfgs", "minimize_lbfgsb",
-           "minimize_projected_gradient", "minimize_annealing", "minimize_grid", "evaluate_grid",
+           "minimize_projected_gradient", "minimize_annealing", "minimize_grid",
+           "minimize_grid_1d", "evaluate_grid",
            "tune_c_convex", "Param", "SearchSpace", "criterion_objective"]

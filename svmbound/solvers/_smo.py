@@ -5,8 +5,8 @@
 with Q_ij = s · y_i y_j (K_ij + h δ_ij), K computed row by row from X on demand and kept in an
 LRU cache ``buf`` of ``buf.shape[0]`` rows (as LIBSVM's Cache). The caller picks the cache's
 dtype: float64, or float32 (LIBSVM's Qfloat) to hold twice the rows when float64 rows would not
-all fit; numba compiles one version per dtype. G, Ḡ and α are float64 either way. The working set is chosen by the
-second-order rule of Fan, Chen & Lin (2005), exactly as LIBSVM's ``select_working_set``; the
+all fit; numba compiles one version per dtype. G, Ḡ and α are float64 either way.
+The working set is chosen by the second-order rule of Fan, Chen & Lin (2005), exactly as LIBSVM's ``select_working_set``; the
 two-variable update and its clipping are LIBSVM's ``Solver::Solve``. The loop stops when the
 maximal KKT violation m(a) − M(a) = Gmax + Gmax2 falls below ``tol``.
 

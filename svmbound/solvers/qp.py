@@ -6,16 +6,14 @@ Two public solvers live on top of this module:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import os
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..kernels import Kernel
 from ._smo import PRECOMPUTED, RBF, smo
 
-#: LIBSVM's default kernel cache, in MB.
 #: Kernel-row cache size: "auto" or a number of megabytes (LIBSVM's ``-m``, SVC's cache_size).
 DEFAULT_CACHE_MB = "auto"
 #: "auto" = a quarter of the physical memory, at least 200 MB (SVC's default) and at most 4 GB.

@@ -146,7 +146,8 @@ def solve_svm_dual(X, y, kernel: Kernel, C: float, *, loss: str = "l1", tol: flo
     X : (l, d) array; y : labels in {−1, +1}; kernel : a ``svmbound.kernels.Kernel``;
     C : > 0; loss : 'l1' | 'l2'; tol : stopping tolerance on the maximal KKT violation
     (LIBSVM's eps); alpha0 : optional warm start, made feasible first (see
-    ``warm_start_alpha`` for a start from a different C); cache_size : kernel-row cache in MB or "auto";
+    ``warm_start_alpha`` for a start from a different C); cache_size : kernel-row cache in MB
+    or "auto";
     warm_from : a solution for the same X, y, loss and kernel at any C — the start is
     ``same_kernel_start(warm_from, C)``, which needs no kernel value (the caller vouches that
     the kernel is unchanged); excludes ``alpha0``.
