@@ -21,14 +21,16 @@ from .estimators import ARD_KERNELS, ESTIMATOR_KERNELS, SEARCHES, BoundSVC
 
 def _add_tune_options(p):
     p.add_argument("--loss", default="l2", help="l2 (squared hinge) or l1 (hinge); default l2")
-    p.add_argument("--criterion", default="radius-margin",
-                   help="criterion to minimise: " + ", ".join(list(ALIASES) + sorted(CRITERIA)))
+    p.add_argument("--criterion", default="auto",
+                   help="auto (default: the span and radius-margin bounds find candidates, "
+                        "k-fold CV picks) or one criterion to minimise: "
+                        + ", ".join(list(ALIASES) + sorted(CRITERIA)))
     p.add_argument("--search", default="bfgs", help="search: " + ", ".join(SEARCHES))
     p.add_argument("--kernel", default="rbf",
                    help="kernel: " + ", ".join(ESTIMATOR_KERNELS) + " (ard: one sigma^2 per "
                    "feature, ard-poly: scaled polynomial; use --search lbfgsb for many features)")
     p.add_argument("--start", nargs="+", type=float, metavar="X",
-                   help="start point, e.g. LNC LNSIGMA2 (default 0 0)")
+                   help="start point, e.g. LNC LNSIGMA2 (default: ln C = 0 and, for --criterion auto, the ln sigma^2 of scikit-learn's gamma='scale'; 0 0 otherwise)")
     p.add_argument("--degree", nargs="+", type=int, default=[3], metavar="D",
                    help="polynomial degree D, or a range LOW HIGH searched by --search annealing "
                         "(default 3)")
@@ -148,7 +150,11 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
         "n_trainings": int(est.n_trainings_), "n_sv": int(est.support_.size),
         "c_projected": bool(est.c_projected_),
         "train_accuracy": float(est.score(X, y)),
+        "problems": list(res.get("problems", [])),
     }
+    if "candidates" in res:
+        report["chosen"] = res.chosen
+        report["candidates"] = res.candidates
     if "degree" in bp:
         report["degree"] = int(bp["degree"])
     if "coef0" in bp:
@@ -218,7 +224,8 @@ def _span(v) -> str:
 
 
 def summary(r: dict) -> str:
-    lines = [f"svmbound: {r['criterion']} bound, {r['loss'].upper()}-SVM, {r['kernel']} kernel",
+    what = ("bounds + cross-validation" if r["criterion"] == "auto" else f"{r['criterion']} bound")
+    lines = [f"svmbound: {what}, {r['loss'].upper()}-SVM, {r['kernel']} kernel",
              f"  chosen   C = {r['C']:.6g} (ln C = {r['log_C']:.4f})"]
     if isinstance(r.get("sigma2"), list):
         lines.append(f"           sigma^2 = {_span(r['sigma2'])} (one per feature/group)")
@@ -231,6 +238,8 @@ def summary(r: dict) -> str:
     if r.get("degree") is not None:
         lines.append(f"           degree = {r['degree']}, coef0 = {r['coef0']:.6g}")
     lines.append(f"  value    {r['value']:.6g}  ({r['message']})")
+    for p in r.get("problems", []):
+        lines.append(f"  WARNING  {p}")
     lines.append(f"  cost     {r['nfev']} function and {r['njev']} gradient evaluations, "
                  f"{r['n_trainings']} SVM trainings, {r['time_s']:.2f} s")
     lines.append(f"  model    {r['n_sv']} support vectors; train accuracy {100 * r['train_accuracy']:.2f} %")

@@ -20,10 +20,12 @@ from sklearn.utils.validation import check_is_fitted
 from ._validation import check_binary_y, check_degree, check_X
 from .criteria import criterion_class
 from .kernels import KERNELS, make_kernel
-from .solvers import DEFAULT_CACHE_MB, solve_svm_dual, warm_start_alpha
+from .checks import ModelWarning, is_severe, model_problems
+from .solvers import DEFAULT_CACHE_MB, decision_function, solve_svm_dual, warm_start_alpha
 from .solvers.svm import check_loss
 
 SEARCHES = ("bfgs", "lbfgsb", "projected-gradient", "grid", "annealing", "convex")
+GRADIENT_SEARCHES = ("bfgs", "lbfgsb", "projected-gradient")
 
 #: Kernels of the estimator: the isotropic ones of ``svmbound.kernels`` and the ARD kernels
 #: with one ln σ² per feature (or per group) of ``svmbound.kernels_ard`` (Chapelle §7.3, §8).
@@ -191,9 +193,9 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
     n_support_, kernel_.
     """
 
-    def __init__(self, loss="l2", criterion="radius-margin", kernel="rbf", search="bfgs",
+    def __init__(self, loss="l2", criterion="auto", kernel="rbf", search="bfgs",
                  start=None, bounds=None, grid=None, degree=3, coef0=1.0, groups=None, tol=1e-6,
-                 max_iter=100, max_epochs=200, gtol=1e-4,
+                 max_iter=100, max_epochs=200, gtol=1e-4, n_folds=5,
                  cache_size=DEFAULT_CACHE_MB, random_state=None, verbose=0):
         self.loss = loss
         self.criterion = criterion
@@ -209,28 +211,43 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.max_epochs = max_epochs
         self.gtol = gtol
+        self.n_folds = n_folds
         self.cache_size = cache_size
         self.random_state = random_state
         self.verbose = verbose
 
     # -- fitting -------------------------------------------------------------------------
+    def _uses_auto(self) -> bool:
+        """Whether fit runs the default strategy of ``svmbound.strategy`` (criterion='auto'
+        with a gradient search)."""
+        return self.criterion == "auto" and self.search in GRADIENT_SEARCHES
+
+    def _criterion_name(self) -> str:
+        """The criterion a single search minimises: 'auto' outside the default strategy (grid,
+        annealing) means the radius–margin bound of the loss, as before."""
+        return "radius-margin" if self.criterion == "auto" else self.criterion
+
     def _validate(self):
         check_loss(self.loss)
         check_kernel_name(self.kernel)
         check_search(self.search)
         split_degree(self.degree, self.kernel, self.search)
-        cls = criterion_class(self.criterion, self.loss)
-        if self.search in ("bfgs", "lbfgsb", "projected-gradient") and not cls.differentiable:
+        cls = criterion_class(self._criterion_name(), self.loss)
+        if self.search in GRADIENT_SEARCHES and not cls.differentiable:
             raise ValueError(f"criterion {cls.name!r} is not differentiable; search="
                              f"{self.search!r} cannot minimise it — use the grid or annealing "
                              "search")
         if self.search == "convex" and self.loss != "l2":
             raise ValueError("search='convex' (De Bie et al.) tunes C of the L2-SVM only; "
                              "use loss='l2'")
+        if isinstance(self.n_folds, bool) or not isinstance(self.n_folds, (int, np.integer)) \
+                or self.n_folds < 2:
+            raise ValueError(f"n_folds must be an integer >= 2, got {self.n_folds!r}")
         return cls
 
     def make_criterion(self, X, y_pm):
-        """The criterion object this estimator minimises, on ±1 labels."""
+        """The criterion object a single search minimises, on ±1 labels (for criterion='auto'
+        the radius–margin bound of the loss, e.g. for contour plots)."""
         from .criteria import make_criterion
 
         cls = self._validate()
@@ -295,44 +312,121 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
             theta = x0.copy()
             theta[0] = min(max(log_c, lower[0]), upper[0])
             return result, theta
-        max_iter = self._check_max(self.max_iter, "max_iter")
-        if search == "bfgs":
-            result = minimize_projected_bfgs(crit.fun, crit.grad, x0, lower, upper,
-                                             max_iter=max_iter, gtol_rel=self.gtol,
-                                             callback=callback)
-        else:
-            # gtol relative to |f(start)| as for BFGS (the start is evaluated again by the
-            # search; the criterion answers the gradient from this evaluation).
-            gtol = self.gtol * max(abs(crit.fun(x0)), np.finfo(float).tiny)
-            minimize = minimize_lbfgsb if search == "lbfgsb" else minimize_projected_gradient
-            result = minimize(crit.fun, crit.grad, x0, lower, upper, max_iter=max_iter,
-                              gtol=gtol, callback=callback)
+        result = self._minimize(crit.fun, crit.grad, x0, lower, upper, callback)
         return result, np.asarray(result.x, dtype=float).copy()
+
+    def _minimize(self, fun, grad, x0, lower, upper, callback):
+        """One gradient search (bfgs, lbfgsb or projected-gradient) of ``fun``."""
+        from .search import minimize_lbfgsb, minimize_projected_bfgs, minimize_projected_gradient
+
+        max_iter = self._check_max(self.max_iter, "max_iter")
+        if self.search == "bfgs":
+            return minimize_projected_bfgs(fun, grad, x0, lower, upper, max_iter=max_iter,
+                                           gtol_rel=self.gtol, callback=callback)
+        # gtol relative to |f(start)| as for BFGS (the start is evaluated again by the
+        # search; the criterion answers the gradient from this evaluation).
+        gtol = self.gtol * max(abs(fun(x0)), np.finfo(float).tiny)
+        minimize = minimize_lbfgsb if self.search == "lbfgsb" else minimize_projected_gradient
+        return minimize(fun, grad, x0, lower, upper, max_iter=max_iter, gtol=gtol,
+                        callback=callback)
+
+    def _run_auto(self, X, y_pm, kernel, callback):
+        """The default strategy (``svmbound.strategy``): (result, θ, trainings, param names)."""
+        from .strategy import auto_box_and_start, tune_auto
+
+        names = ("log_C",) + tuple(kernel.param_names)
+        lower, upper, x0 = auto_box_and_start(names, X, kernel, self.bounds, self.start)
+        result, n_trainings = tune_auto(
+            X, y_pm, kernel, loss=self.loss, lower=lower, upper=upper, x0=x0, tol=self.tol,
+            n_folds=self.n_folds, random_state=self.random_state, cache_size=self.cache_size,
+            callback=callback, minimize=lambda f, g, x, lo, hi, cb: self._minimize(
+                f, g, x, lo, hi, cb))
+        return result, np.asarray(result.x, dtype=float).copy(), n_trainings
 
     def fit(self, X, y):
         t0 = time.perf_counter()
         X = check_X(X)
         y_pm, self.classes_ = check_binary_y(y, X.shape[0])
         self.n_features_in_ = X.shape[1]
-        crit = self.make_criterion(X, y_pm)
-        lower, upper, x0 = box_and_start(crit.param_names, self.bounds, self.start)
+        self._validate()
 
         callback = None
         if self.verbose:
             def callback(xk, fk):
                 print(f"[svmbound] iter: theta={np.round(xk, 4).tolist()} value={fk:.6g} "
-                      f"trainings={crit.n_trainings} {time.perf_counter() - t0:.1f}s",
-                      file=sys.stderr, flush=True)
-        result, theta = self._run_search(crit, X, y_pm, lower, upper, x0, callback)
-        self.search_ = result
-        self.criterion_name_ = "de-bie-convex" if self.search == "convex" else crit.name
+                      f"{time.perf_counter() - t0:.1f}s", file=sys.stderr, flush=True)
+        degree, _ = split_degree(self.degree, self.kernel, self.search)
+        kernel0 = base_kernel(self.kernel, degree, self.coef0, X.shape[1], self.groups)
+        prev = None
+        if self._uses_auto():
+            result, theta, n_search = self._run_auto(X, y_pm, kernel0, callback)
+            self.criterion_name_ = "auto"
+            crit_rate = None
+        else:
+            crit = self.make_criterion(X, y_pm)
+            lower, upper, x0 = box_and_start(crit.param_names, self.bounds, self.start)
+            result, theta = self._run_search(crit, X, y_pm, lower, upper, x0, callback)
+            self.criterion_name_ = "de-bie-convex" if self.search == "convex" else crit.name
+            n_search = result.nfev if self.search == "convex" else crit.n_trainings
+            crit_rate = self._criterion_rate(crit, result, y_pm.size)
+            prev = crit._svm_prev
+            if prev is not None and prev.alpha.shape != y_pm.shape:
+                prev = None  # the criterion trained on a subset (validation split, CV folds)
 
-        # Chung §4.3 (Table 4.1, Fig. 3): an L1 solution with no bounded SV is unchanged when C
-        # is lowered to max α, so report that C (the search may have run on towards ln C = 10).
-        C, kernel = crit.split_theta(theta)
-        prev = crit._svm_prev
-        if prev is not None and prev.alpha.shape != y_pm.shape:
-            prev = None  # the criterion trained on a subset (validation split, CV folds)
+        theta, final, problems = self._final_model(X, y_pm, kernel0, theta, prev, crit_rate)
+        if is_severe(problems) and self._uses_auto():
+            # the next candidates by CV error, until one gives a usable model
+            order = sorted(range(len(result.candidates)),
+                           key=lambda i: (result.candidates[i]["cv_errors"], i))
+            for i in order[1:]:
+                t, f_sol, p = self._final_model(X, y_pm, kernel0,
+                                                np.asarray(result.candidates[i]["x"]), None, None)
+                n_search += 1
+                if not is_severe(p):
+                    result.message += (f"; the chosen model was unusable ({'; '.join(problems)}),"
+                                       f" took the {result.candidates[i]['source']} instead")
+                    result.chosen = result.candidates[i]["source"]
+                    result.x, result.fun = t, result.candidates[i]["cv_rate"]
+                    theta, final, problems = t, f_sol, p
+                    break
+        result.problems = problems
+        if problems:
+            warnings.warn("svmbound: " + "; ".join(problems), ModelWarning, stacklevel=2)
+        self.search_ = result
+        self.n_trainings_ = n_search + 1
+        C = float(np.exp(theta[0]))
+        kernel = kernel0.with_theta(theta[1:]) if theta.size > 1 else kernel0
+        self.best_theta_ = theta
+        self.best_value_ = float(result.fun)
+        self.best_params_ = {"C": C, **kernel.get_params()}
+        if "sigma2" in self.best_params_ and "degree" not in self.best_params_:  # RBF, ARD RBF
+            self.best_params_["gamma"] = 1.0 / (2.0 * self.best_params_["sigma2"])
+        self.kernel_ = kernel
+        self._set_model(X, y_pm, final)
+        self.fit_time_ = time.perf_counter() - t0
+        return self
+
+    @staticmethod
+    def _criterion_rate(crit, result, n):
+        """The criterion's estimate of the LOO error rate at the result (None if it has none):
+        value/ℓ for the radius–margin bounds (bounds on the number of LOO errors, Chung §2–3),
+        else ``info['rate']`` of the last evaluation when it was made at the result's θ."""
+        if crit.name.startswith("rm-"):
+            return float(result.fun) / n
+        last = crit.last
+        if last is not None and "rate" in last.info and np.allclose(last.theta, result.x):
+            return float(last.info["rate"])
+        return None
+
+    def _final_model(self, X, y_pm, kernel0, theta, prev, crit_rate):
+        """Train the SVM at θ and check it: (θ, solution, problems).
+
+        Chung §4.3 (Table 4.1, Fig. 3): an L1 solution with no bounded SV is unchanged when C
+        is lowered to max α, so that C is reported (the search may have run on towards
+        ln C = 10)."""
+        theta = np.asarray(theta, dtype=float).copy()
+        C = float(np.exp(theta[0]))
+        kernel = kernel0.with_theta(theta[1:]) if theta.size > 1 else kernel0
         final = solve_svm_dual(X, y_pm, kernel, C, loss=self.loss, tol=self.tol,
                                alpha0=None if prev is None else
                                warm_start_alpha(prev.alpha, y_pm, prev.C, C, self.loss),
@@ -343,17 +437,10 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
             theta[0] = np.log(C)
             final.C = C
             self.c_projected_ = True
-        n_search = result.nfev if self.search == "convex" else crit.n_trainings
-        self.n_trainings_ = n_search + 1
-        self.best_theta_ = theta
-        self.best_value_ = float(result.fun)
-        self.best_params_ = {"C": C, **kernel.get_params()}
-        if "sigma2" in self.best_params_ and "degree" not in self.best_params_:  # RBF, ARD RBF
-            self.best_params_["gamma"] = 1.0 / (2.0 * self.best_params_["sigma2"])
-        self.kernel_ = kernel
-        self._set_model(X, y_pm, final)
-        self.fit_time_ = time.perf_counter() - t0
-        return self
+        f = decision_function(X, y_pm, final.alpha, final.b, kernel, X)
+        problems = model_problems(y_pm, f, final.converged, crit_rate,
+                                  getattr(self, "criterion_name_", None))
+        return theta, final, problems
 
     def _set_model(self, X, y_pm, sol):
         sv = sol.support
