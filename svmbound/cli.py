@@ -166,7 +166,8 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
     report["time_s"] = time.perf_counter() - t0
     report["path"] = [{"x": [float(v) for v in p["x"]], "value": float(p["value"]),
                        "grad": None if p.get("grad") is None else [float(v) for v in p["grad"]],
-                       "time_s": float(p["time_s"]), "accepted": bool(p.get("accepted", True))}
+                       "time_s": float(p["time_s"]), "accepted": bool(p.get("accepted", True)),
+                       **({"stage": p["stage"]} if "stage" in p else {})}
                       for p in res.path]
     if args.plot:
         from .plots import plot_contours
@@ -177,7 +178,9 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
                   file=err, flush=True)
         yt_pm = None if yt is None else np.where(yt == est.classes_[1], 1.0, -1.0)
         grid = evaluate_grid(crit, gc, gs, Xt, yt_pm)
-        accepted = [p["x"] for p in report["path"] if p["accepted"]]
+        # the plotted criterion's own search (the default strategy runs several)
+        accepted = [p["x"] for p in report["path"]
+                    if p["accepted"] and p.get("stage", crit.name) == crit.name]
         if args.search == "grid":
             accepted = None  # the grid minimum is marked on the map already
         plot_contours(grid, args.plot, path=accepted, final=est.best_theta_[:2],
