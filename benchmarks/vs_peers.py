@@ -56,7 +56,11 @@ PEERS = ("grid", "random", "halving", "optuna")
 OURS = {"l2": {"loss": "l2"}, "l1": {"loss": "l1"},
         "rm-l2": {"loss": "l2", "criterion": "radius-margin"},
         "rm-l1": {"loss": "l1", "criterion": "radius-margin"},
-        "span": {"loss": "l2", "criterion": "span"}}
+        "span": {"loss": "l2", "criterion": "span"},
+        # experimental: the default strategy with many candidates, to study which ones CV
+        # should see (with --candidate-errors)
+        "l2-wide": {"loss": "l2"}, "l1-wide": {"loss": "l1"}}
+WIDE_STEPS = ((-2.0, 0.0), (2.0, 0.0), (4.0, 0.0), (0.0, -1.0), (0.0, 1.0))
 DEFAULT_METHODS = ("grid", "random", "halving", "optuna", "l2", "l1")
 IDA_SETS = ("banana", "breast-cancer", "german", "heart", "image", "ringnorm", "titanic",
             "waveform")
@@ -212,14 +216,34 @@ def run_peer(method, X, y, seed, jobs):
 def run_ours(method, X, y, seed):
     from svmbound import BoundSVC
 
-    with warnings.catch_warnings(record=True) as w:
-        warnings.simplefilter("always")
-        est = BoundSVC(random_state=seed, **OURS[method]).fit(X, y)
+    from svmbound import strategy
+
+    saved = strategy.NEIGHBOUR_STEPS, strategy.START_STEPS
+    if method.endswith("-wide"):
+        strategy.NEIGHBOUR_STEPS = strategy.START_STEPS = WIDE_STEPS
+    try:
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            est = BoundSVC(random_state=seed, **OURS[method]).fit(X, y)
+    finally:
+        strategy.NEIGHBOUR_STEPS, strategy.START_STEPS = saved
     est.bench_warnings_ = [str(x.message) for x in w if issubclass(x.category, RuntimeWarning)]
     return est, est.n_trainings_
 
 
-def evaluate_case(suite, name, loader, methods, jobs, seed=0):
+def _test_error_at(est, X, y, Xt, yt, theta):
+    """Test error of the SVM of ``est``'s loss trained at θ (not timed; for analysing how the
+    candidates of the default strategy compare)."""
+    from svmbound.solvers import decision_function, solve_svm_dual
+
+    y_pm = np.where(y == est.classes_[1], 1.0, -1.0)
+    kernel = est.kernel_.with_theta(np.asarray(theta[1:])) if len(theta) > 1 else est.kernel_
+    sol = solve_svm_dual(X, y_pm, kernel, float(np.exp(theta[0])), loss=est.loss, tol=1e-3)
+    f = decision_function(X, y_pm, sol.alpha, sol.b, kernel, Xt)
+    return float(np.mean(np.where(f > 0, est.classes_[1], est.classes_[0]) != yt))
+
+
+def evaluate_case(suite, name, loader, methods, jobs, seed=0, candidate_errors=False):
     X, y, Xt, yt = loader()
     X = np.ascontiguousarray(X, dtype=float)
     Xt = np.ascontiguousarray(Xt, dtype=float)
@@ -245,6 +269,9 @@ def evaluate_case(suite, name, loader, methods, jobs, seed=0):
         if hasattr(est, "search_"):
             r["chosen"] = est.search_.get("chosen")
             r["warnings"] = est.bench_warnings_
+            if candidate_errors and "candidates" in est.search_:
+                r["candidates"] = [dict(c, test_error=_test_error_at(est, X, y, Xt, yt, c["x"]))
+                                   for c in est.search_.candidates]
         rec["methods"][m] = r
     return rec
 
@@ -313,6 +340,8 @@ def main(argv=None):
     ap.add_argument("--json-out", default=None, help="append one JSON line per case here")
     ap.add_argument("--merge", nargs="+", default=None, help="report from these JSON-line files")
     ap.add_argument("--out", help="write the report into this markdown file")
+    ap.add_argument("--candidate-errors", action="store_true",
+                    help="also record the test error at every candidate of the default strategy")
     ap.add_argument("--note", default="", help="text put before the tables (machine, pinning)")
     args = ap.parse_args(argv)
     for m in args.methods:
@@ -330,6 +359,10 @@ def main(argv=None):
         if args.cases:
             todo = [c for c in todo if c[1] in args.cases]
         if args.shard:
+            # the slowest cases first, so that round-robin shards get one each
+            heavy = ("ijcnn1-5k", "mushrooms", "svmguide1", "a1a", "w1a")
+            todo.sort(key=lambda c: (heavy.index(c[1]) if c[1] in heavy else len(heavy),
+                                     not c[1].startswith("image")))
             i, n = (int(v) for v in args.shard.split("/"))
             todo = todo[i::n]
         from svmbound import BoundSVC
@@ -338,7 +371,8 @@ def main(argv=None):
         BoundSVC().fit(*make_classification(60, 4, random_state=0))  # numba compile, not timed
         records = []
         for suite, name, loader in todo:
-            rec = evaluate_case(suite, name, loader, args.methods, args.jobs)
+            rec = evaluate_case(suite, name, loader, args.methods, args.jobs,
+                                candidate_errors=args.candidate_errors)
             records.append(rec)
             print(json.dumps({"case": name, **{m: round(100 * v["error"], 2)
                                                for m, v in rec["methods"].items() if "error" in v}},

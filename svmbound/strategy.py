@@ -12,8 +12,8 @@
    neither is reliable alone: the radius–margin bound can be vacuous (R²‖w‖²/ℓ above the
    minority rate) with its minimum at too small a C (ijcnn1), and the L1 bound (3.3) can prefer a
    near hard-margin machine (heart, australian).
-3. **Candidates**: θ₀, each search's minimum, and each minimum with C multiplied by e²
-   (``c_steps``; the bounds' known bias is towards too small a C — Chung §4.3, Table 4.1).
+3. **Candidates**: each search's minimum, θ₀, and each minimum with C multiplied by e²
+   (``NEIGHBOUR_STEPS``; the bounds' known bias is towards too small a C — Chung §4.3).
 4. **Validation picks**: the stratified k-fold CV error (``n_folds``, folds fixed by
    ``random_state``) of an SVM of the estimator's loss at each candidate; the smallest error
    wins, ties go to the earlier candidate in the order above (the span minimum first). These are
@@ -79,16 +79,33 @@ def _is_rbf(kernel) -> bool:
     return "sigma2" in params and "degree" not in params
 
 
-def candidate_points(x0, minima, lower, upper, c_steps=(2.0,)) -> list[tuple[str, np.ndarray]]:
-    """[(source, θ)] in preference order: each bound's minimum, θ₀, then each minimum with
-    ln C + step (clipped to the box); duplicates (to 1e-9) dropped."""
+#: Steps (Δ ln C, Δ ln σ²) from each bound's minimum that are candidates too: the bounds' known
+#: bias is towards too small a C (Chung §4.3, Table 4.1; ijcnn1 in issue 12).
+NEIGHBOUR_STEPS = ((2.0, 0.0),)
+#: Steps from the start θ₀ (scikit-learn's defaults C = 1, gamma='scale') that are candidates.
+START_STEPS = ()
+
+
+def candidate_points(x0, minima, lower, upper, steps=None, start_steps=None):
+    """[(source, θ)] in preference order: each bound's minimum, θ₀, each minimum moved by each
+    of ``steps`` (Δ ln C, Δ ln σ²), θ₀ moved by each of ``start_steps`` (all clipped to the
+    box); duplicates (to 1e-9) dropped."""
+    steps = NEIGHBOUR_STEPS if steps is None else steps
+    start_steps = START_STEPS if start_steps is None else start_steps
     cands = [(f"{name} minimum", np.asarray(x, float)) for name, x in minima]
     cands.append(("start", np.asarray(x0, float)))
-    for name, x in minima:
-        for step in c_steps:
+    moved = [(f"{name} minimum", x, steps) for name, x in minima] + [("start", x0, start_steps)]
+    for name, x, st in moved:
+        for dc, ds in st:
             t = np.asarray(x, float).copy()
-            t[0] = min(max(t[0] + step, lower[0]), upper[0])
-            cands.append((f"{name} minimum, ln C {step:+g}", t))
+            t[0] += dc
+            if t.size > 1:
+                t[1:] += ds
+            elif ds:
+                continue
+            t = np.clip(t, lower, upper)
+            label = ", ".join(f"{v} {d:+g}" for v, d in (("ln C", dc), ("ln sigma2", ds)) if d)
+            cands.append((f"{name}, {label}", t))
     out = []
     for src, t in cands:
         if not any(np.allclose(t, u, rtol=0, atol=1e-9) for _, u in out):
@@ -98,7 +115,7 @@ def candidate_points(x0, minima, lower, upper, c_steps=(2.0,)) -> list[tuple[str
 
 def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6,
               gtol: float = 1e-4, max_iter: int = 100, n_folds: int = 5, cv_tol: float = 1e-3,
-              c_steps=(2.0,), bounds_by_loss=None, random_state=None, cache_size=None,
+              steps=None, start_steps=None, bounds_by_loss=None, random_state=None, cache_size=None,
               callback=None, minimize=None) -> tuple[SearchResult, int]:
     """Run the default strategy (module docstring) and return (result, number of SVM
     trainings). ``result.x`` is the chosen θ, ``result.fun`` its CV error rate,
@@ -130,7 +147,7 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         njev += res.njev
         path.extend(dict(e, stage=crit.name) for e in res.path)
 
-    cands = candidate_points(x0, minima, lower, upper, c_steps)
+    cands = candidate_points(x0, minima, lower, upper, steps, start_steps)
     cv = make_criterion("cv-error", X, y_pm, kernel, loss=loss, n_folds=_n_folds(y_pm, n_folds),
                         random_state=0 if random_state is None else random_state, tol=cv_tol,
                         **kw)
