@@ -182,6 +182,8 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
     cache_size : kernel-row cache in MB, or "auto" (a quarter of the memory, 200 MB to 4 GB).
     random_state : seed for every random choice (annealing, validation splits, CV folds).
     verbose : progress on stderr when > 0.
+    criterion_params : dict or None
+        Extra keyword arguments of the criterion, e.g. ``{"n_folds": 10}`` for 'cv-error'.
 
     Attributes
     ----------
@@ -194,7 +196,8 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
     def __init__(self, loss="l2", criterion="radius-margin", kernel="rbf", search="bfgs",
                  start=None, bounds=None, grid=None, degree=3, coef0=1.0, groups=None, tol=1e-6,
                  max_iter=100, max_epochs=200, gtol=1e-4,
-                 cache_size=DEFAULT_CACHE_MB, random_state=None, verbose=0):
+                 cache_size=DEFAULT_CACHE_MB, random_state=None, verbose=0,
+                 criterion_params=None):
         self.loss = loss
         self.criterion = criterion
         self.kernel = kernel
@@ -212,6 +215,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         self.cache_size = cache_size
         self.random_state = random_state
         self.verbose = verbose
+        self.criterion_params = criterion_params
 
     # -- fitting -------------------------------------------------------------------------
     def _validate(self):
@@ -238,7 +242,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         kernel = base_kernel(self.kernel, degree, self.coef0, X.shape[1], self.groups)
         return make_criterion(cls.name, X, y_pm, kernel, loss=self.loss,
                               random_state=self.random_state, tol=self.tol,
-                              cache_size=self.cache_size)
+                              cache_size=self.cache_size, **self._criterion_params(cls))
 
     def _grid_axes(self, param_names, lower, upper):
         from .search.grid import grid_range
@@ -385,3 +389,46 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
         return tags
+
+    # -- criterion parameters, export ------------------------------------------------------
+    def _criterion_params(self, cls) -> dict:
+        """``criterion_params``, checked against the keyword arguments of the criterion class
+        (those the estimator passes itself — loss, random_state, tol, cache_size — excluded)."""
+        import inspect
+
+        if self.criterion_params is None:
+            return {}
+        if not isinstance(self.criterion_params, dict):
+            raise ValueError(f"criterion_params must be a dict or None, got "
+                             f"{self.criterion_params!r}")
+        accepted = set()
+        for klass in cls.__mro__:
+            if "__init__" in vars(klass):
+                accepted |= {n for n, p in inspect.signature(klass.__init__).parameters.items()
+                             if p.kind is p.KEYWORD_ONLY}
+        accepted -= {"loss", "random_state", "tol", "cache_size"}
+        unknown = sorted(set(self.criterion_params) - accepted)
+        if unknown:
+            valid = ", ".join(sorted(accepted)) or "none"
+            raise ValueError(f"criterion {cls.name!r} takes no parameter(s) {unknown} in "
+                             f"criterion_params; it takes: {valid}")
+        return dict(self.criterion_params)
+
+    def to_svc(self):
+        """A fitted ``sklearn.svm.SVC`` with this model: the tuned C and kernel parameters
+        (rbf: gamma = 1/(2σ²); poly: gamma = 1, coef0 = c, degree = d), the same support
+        vectors, coefficients and intercept — nothing is retrained, so ``predict`` is identical
+        and ``decision_function`` equal up to rounding. Only loss='l1' with the rbf, linear or
+        poly kernel can be exported (``svmbound.export``)."""
+        from .export import binary_model, to_svc
+
+        return to_svc(binary_model(self, first=0), self.classes_, tol=self.tol)
+
+    def save_libsvm_model(self, path):
+        """Write this model in LIBSVM's text format (``svm_load_model`` / ``svm-predict`` read
+        it). The first label is ``classes_[1]``, so LIBSVM's decision values equal
+        ``decision_function``. Needs integer class labels; the same export rules as ``to_svc``."""
+        from .export import binary_model, write_libsvm_model
+
+        write_libsvm_model(binary_model(self, first=1), path)
+        return self
