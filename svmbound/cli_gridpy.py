@@ -218,9 +218,9 @@ def apply(gp: GridPy | None, args, X, y) -> None:
     """After loading the data: the grid axes (γ = 1/features needs X) and the integer labels
     a LIBSVM model file needs — still before the search."""
     if args.model is not None:
-        from .export import _int_labels
+        from .export import check_int_labels
 
-        _int_labels(np.unique(y))
+        check_int_labels(np.unique(y))
     if gp is None or not gp.grid:
         return
     args.grid_log_c = list(gp.ln_c_axis())

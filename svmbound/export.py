@@ -190,7 +190,7 @@ def _num(v) -> str:
     return repr(float(v))
 
 
-def _int_labels(labels) -> list[int]:
+def check_int_labels(labels) -> list[int]:
     """LIBSVM model files store labels as integers (``%d``)."""
     labels = np.asarray(labels)
     ok = labels.dtype.kind in "iub"
@@ -206,7 +206,7 @@ def _int_labels(labels) -> list[int]:
 def libsvm_model_text(model: LibsvmModel) -> str:
     """LIBSVM's text model format (``svm_save_model``), at full double precision (LIBSVM itself
     writes support vectors with 8 digits)."""
-    labels = _int_labels(model.labels)
+    labels = check_int_labels(model.labels)
     k = model.nr_class
     if model.sv_coef.shape != (k - 1, model.support_vectors.shape[0]):
         raise ValueError(f"sv_coef has shape {model.sv_coef.shape}, expected "
