@@ -14,13 +14,15 @@ import time
 
 import numpy as np
 
-from . import __version__
+from . import __version__, cli_gridpy
 from .criteria import ALIASES, CRITERIA
 from .estimators import ARD_KERNELS, ESTIMATOR_KERNELS, SEARCHES, BoundSVC
 
 
 def _add_tune_options(p):
-    p.add_argument("--loss", default="l2", help="l2 (squared hinge) or l1 (hinge); default l2")
+    p.add_argument("--loss", default="l2",
+                   help="l2 (squared hinge) or l1 (hinge); default l2 (tune: l1 with grid.py's "
+                        "options)")
     p.add_argument("--criterion", default="auto",
                    help="auto (default: the span and radius-margin bounds find candidates, "
                         "k-fold CV picks) or one criterion to minimise: "
@@ -68,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--scale", action="store_true",
                       help="scale features to [-1, 1] like svm-scale (fitted on train)")
     _add_tune_options(tune)
+    cli_gridpy.add_options(tune)
 
     crit = sub.add_parser("criteria", help="list every model-selection criterion")
     crit.add_argument("--json", action="store_true", help="print a JSON list of objects")
@@ -91,17 +94,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def load_train_test(train, test=None, scale=False):
-    """LIBSVM files → dense arrays; test columns padded to the training width."""
+def load_train_test(train, test=None, scale=False, n_features=None, err=None):
+    """LIBSVM files → dense arrays; test columns padded to the training width (or
+    ``n_features``), test features beyond it dropped with a warning on ``err``."""
     from .datasets import load_libsvm
 
-    X, y = load_libsvm(train)
+    X, y = load_libsvm(train, n_features=n_features)
     Xt = yt = None
     if test is not None:
         Xt, yt = load_libsvm(test)
         if Xt.shape[1] > X.shape[1]:
-            raise ValueError(f"test file {test} has {Xt.shape[1]} features but the training file "
-                             f"{train} has {X.shape[1]}")
+            print(f"svmbound: warning: test file {test} uses feature indices up to {Xt.shape[1]}, "
+                  f"beyond the {X.shape[1]} features of the training data; they are ignored",
+                  file=sys.stderr if err is None else err)
+            Xt = np.ascontiguousarray(Xt[:, :X.shape[1]])
         if Xt.shape[1] < X.shape[1]:
             Xt = np.hstack([Xt, np.zeros((Xt.shape[0], X.shape[1] - Xt.shape[1]))])
     if scale:
@@ -133,7 +139,8 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
                    search=args.search, start=args.start, grid=grid_spec, degree=degree,
                    coef0=args.coef0, tol=args.tol, max_iter=args.max_iter,
                    max_epochs=args.max_epochs, cache_size=args.cache_size,
-                   random_state=args.random_state, verbose=0 if args.quiet else 1)
+                   random_state=args.random_state, verbose=0 if args.quiet else 1,
+                   criterion_params=getattr(args, "criterion_params", None))
     if args.plot:  # validate grid options before the (possibly long) search
         gc, gs = grid_range(*args.grid_log_c), grid_range(*args.grid_log_sigma2)
     est.fit(X, y)
@@ -163,6 +170,9 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
         report["scaling_factors"] = _jsonable(est.kernel_.scaling_factors)
     if Xt is not None:
         report["test_accuracy"] = float(est.score(Xt, yt))
+    if getattr(args, "model", None):
+        est.save_libsvm_model(args.model)
+        report["model"] = args.model
     report["time_s"] = time.perf_counter() - t0
     report["path"] = [{"x": [float(v) for v in p["x"]], "value": float(p["value"]),
                        "grad": None if p.get("grad") is None else [float(v) for v in p["grad"]],
@@ -253,6 +263,8 @@ def summary(r: dict) -> str:
                      "(Chung §4.3)")
     if "plot" in r:
         lines.append(f"  plot     {r['plot']}")
+    if "model" in r:
+        lines.append(f"  saved    LIBSVM model {r['model']}")
     return "\n".join(lines)
 
 
@@ -313,11 +325,15 @@ def criteria_table(as_json: bool) -> str:
 
 def main(argv=None) -> int:
     parser = build_parser()
+    argv = cli_gridpy.fix_argv(sys.argv[1:] if argv is None else list(argv))
     args = parser.parse_args(argv)
     try:
         if args.command == "tune":
-            X, y, Xt, yt = load_train_test(args.train, args.test, args.scale)
-            run_tune(args, X, y, Xt, yt)
+            gridpy = cli_gridpy.resolve(args)
+            X, y, Xt, yt = load_train_test(args.train, args.test, args.scale, args.n_features)
+            cli_gridpy.apply(gridpy, args, X, y)
+            report = run_tune(args, X, y, Xt, yt)
+            cli_gridpy.finish(gridpy, report, X.shape[0], quiet=args.quiet)
         elif args.command == "select":
             X, y, _, _ = load_train_test(args.train, None, args.scale)
             run_select(args, X, y)

@@ -53,7 +53,6 @@ def test_tune_summary_and_plot(files, capsys, tmp_path):
 
 
 @pytest.mark.parametrize("args, match", [
-    (["--test", "{d}/wide.txt"], "has 6 features but the training file"),
     (["--start", "12", "0"], "outside the box"),
     (["--criterion", "nope"], "unknown criterion 'nope'"),
     (["--kernel", "nope"], "unknown kernel 'nope'"),
