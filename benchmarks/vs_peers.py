@@ -213,7 +213,7 @@ def run_peer(method, X, y, seed, jobs):
     raise ValueError(method)
 
 
-def run_ours(method, X, y, seed):
+def run_ours(method, X, y, seed, jobs=None):
     from svmbound import BoundSVC
 
     from svmbound import strategy
@@ -224,7 +224,7 @@ def run_ours(method, X, y, seed):
     try:
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
-            est = BoundSVC(random_state=seed, **OURS[method]).fit(X, y)
+            est = BoundSVC(random_state=seed, n_jobs=jobs, **OURS[method]).fit(X, y)
     finally:
         strategy.NEIGHBOUR_STEPS, strategy.START_STEPS = saved
     est.bench_warnings_ = [str(x.message) for x in w if issubclass(x.category, RuntimeWarning)]
@@ -254,7 +254,7 @@ def evaluate_case(suite, name, loader, methods, jobs, seed=0, candidate_errors=F
         t0 = time.perf_counter()
         try:
             est, n_train = (run_peer(m, X, y, seed, jobs) if m in PEERS else
-                            run_ours(m, X, y, seed))
+                            run_ours(m, X, y, seed, jobs))
         except ImportError as exc:
             rec["methods"][m] = {"skipped": f"{type(exc).__name__}: {exc}"}
             continue

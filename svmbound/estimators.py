@@ -190,6 +190,9 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
     gtol : gradient searches stop when the projected gradient is below gtol·|f(start)|
         (relative, because the criterion's gradient is only as accurate as the solver
         tolerance, Chung §4.3).
+    n_jobs : joblib workers (threads) for independent work of criterion='auto': its two bound
+        searches and its CV folds (None: 1, or the active ``joblib.parallel_config``; -1: all
+        cores). The result does not depend on it.
     cache_size : kernel-row cache in MB, or "auto" (a quarter of the memory, 200 MB to 4 GB).
     random_state : seed for every random choice (annealing, validation splits, CV folds).
     verbose : progress on stderr when > 0.
@@ -208,7 +211,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                  start=None, bounds=None, grid=None, degree=3, coef0=1.0, groups=None, tol=1e-6,
                  max_iter=100, max_epochs=200, gtol=1e-4, n_folds=5,
                  cache_size=DEFAULT_CACHE_MB, random_state=None, verbose=0,
-                 criterion_params=None):
+                 criterion_params=None, n_jobs=None):
         self.loss = loss
         self.criterion = criterion
         self.kernel = kernel
@@ -228,6 +231,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
         self.criterion_params = criterion_params
+        self.n_jobs = n_jobs
 
     # -- fitting -------------------------------------------------------------------------
     def _uses_auto(self) -> bool:
@@ -356,7 +360,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         result, n_trainings = tune_auto(
             X, y_pm, kernel, loss=self.loss, lower=lower, upper=upper, x0=x0, tol=self.tol,
             n_folds=self.n_folds, random_state=self.random_state, cache_size=self.cache_size,
-            callback=callback, minimize=lambda f, g, x, lo, hi, cb: self._minimize(
+            callback=callback, n_jobs=self.n_jobs, minimize=lambda f, g, x, lo, hi, cb: self._minimize(
                 f, g, x, lo, hi, cb))
         return result, np.asarray(result.x, dtype=float).copy(), n_trainings
 

@@ -116,21 +116,21 @@ def candidate_points(x0, minima, lower, upper, steps=None, start_steps=None):
 def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6,
               gtol: float = 1e-4, max_iter: int = 100, n_folds: int = 5, cv_tol: float = 1e-3,
               steps=None, start_steps=None, bounds_by_loss=None, random_state=None, cache_size=None,
-              callback=None, minimize=None) -> tuple[SearchResult, int]:
+              callback=None, minimize=None, n_jobs=None) -> tuple[SearchResult, int]:
     """Run the default strategy (module docstring) and return (result, number of SVM
     trainings). ``result.x`` is the chosen θ, ``result.fun`` its CV error rate,
     ``result.candidates`` the candidates with their CV errors, ``result.stages`` the bound
     searches (each a SearchResult with its path), ``result.path`` every evaluation in order.
     ``minimize(fun, grad, x0, lower, upper, callback)`` is the gradient search (default: the
-    projected BFGS of Chung §4.2 with ``max_iter`` and ``gtol`` relative to |f(θ₀)|)."""
+    projected BFGS of Chung §4.2 with ``max_iter`` and ``gtol`` relative to |f(θ₀)|).
+    ``n_jobs``: joblib threads for the bound searches (run side by side) and the CV folds;
+    the result does not depend on it."""
     from .criteria import criterion_class, make_criterion
 
     t0 = time.perf_counter()
     names = (bounds_by_loss or AUTO_BOUNDS)[loss]
     kw = {} if cache_size is None else {"cache_size": cache_size}
-    minima, stages, path = [], {}, []
-    n_trainings = nfev = njev = 0
-    for name in names:
+    def search(name):
         crit_loss = loss if loss in criterion_class(name).losses() else None
         crit = make_criterion(name, X, y_pm, kernel, loss=crit_loss,
                               random_state=random_state, tol=tol, **kw)
@@ -140,17 +140,26 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         else:
             res = minimize(crit.fun, crit.grad, x0, lower, upper, callback)
         res.criterion = crit.name
-        stages[crit.name] = res
-        minima.append((crit.name, np.asarray(res.x, float)))
-        n_trainings += crit.n_trainings
+        return crit.name, res, crit.n_trainings
+
+    # the searches are independent: joblib threads (numba SMO and BLAS release the GIL)
+    from joblib import Parallel, delayed
+
+    done = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(search)(n) for n in names)
+    minima, stages, path = [], {}, []
+    n_trainings = nfev = njev = 0
+    for name, res, n_train in done:
+        stages[name] = res
+        minima.append((name, np.asarray(res.x, float)))
+        n_trainings += n_train
         nfev += res.nfev
         njev += res.njev
-        path.extend(dict(e, stage=crit.name) for e in res.path)
+        path.extend(dict(e, stage=name) for e in res.path)
 
     cands = candidate_points(x0, minima, lower, upper, steps, start_steps)
     cv = make_criterion("cv-error", X, y_pm, kernel, loss=loss, n_folds=_n_folds(y_pm, n_folds),
                         random_state=0 if random_state is None else random_state, tol=cv_tol,
-                        **kw)
+                        n_jobs=n_jobs, **kw)
     records = []
     for src, theta in cands:
         ev = cv.evaluate(theta, need_grad=False)
