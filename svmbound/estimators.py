@@ -336,19 +336,21 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         result = self._minimize(crit.fun, crit.grad, x0, lower, upper, callback)
         return result, np.asarray(result.x, dtype=float).copy()
 
-    def _minimize(self, fun, grad, x0, lower, upper, callback):
-        """One gradient search (bfgs, lbfgsb or projected-gradient) of ``fun``."""
+    def _minimize(self, fun, grad, x0, lower, upper, callback, gtol=None):
+        """One gradient search (bfgs, lbfgsb or projected-gradient) of ``fun``, stopping when
+        the projected gradient is below ``gtol`` (default ``self.gtol``) times |f(x0)|."""
         from .search import minimize_lbfgsb, minimize_projected_bfgs, minimize_projected_gradient
 
         max_iter = self._check_max(self.max_iter, "max_iter")
+        gtol_rel = self.gtol if gtol is None else gtol
         if self.search == "bfgs":
             return minimize_projected_bfgs(fun, grad, x0, lower, upper, max_iter=max_iter,
-                                           gtol_rel=self.gtol, callback=callback)
+                                           gtol_rel=gtol_rel, callback=callback)
         # gtol relative to |f(start)| as for BFGS (the start is evaluated again by the
         # search; the criterion answers the gradient from this evaluation).
-        gtol = self.gtol * max(abs(fun(x0)), np.finfo(float).tiny)
+        gtol_abs = gtol_rel * max(abs(fun(x0)), np.finfo(float).tiny)
         minimize = minimize_lbfgsb if self.search == "lbfgsb" else minimize_projected_gradient
-        return minimize(fun, grad, x0, lower, upper, max_iter=max_iter, gtol=gtol,
+        return minimize(fun, grad, x0, lower, upper, max_iter=max_iter, gtol=gtol_abs,
                         callback=callback)
 
     def _run_auto(self, X, y_pm, kernel, callback):
@@ -360,8 +362,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         result, n_trainings = tune_auto(
             X, y_pm, kernel, loss=self.loss, lower=lower, upper=upper, x0=x0, tol=self.tol,
             n_folds=self.n_folds, random_state=self.random_state, cache_size=self.cache_size,
-            callback=callback, n_jobs=self.n_jobs, minimize=lambda f, g, x, lo, hi, cb: self._minimize(
-                f, g, x, lo, hi, cb))
+            callback=callback, n_jobs=self.n_jobs, minimize=self._minimize)
         return result, np.asarray(result.x, dtype=float).copy(), n_trainings
 
     def fit(self, X, y):

@@ -79,6 +79,12 @@ def _is_rbf(kernel) -> bool:
     return "sigma2" in params and "degree" not in params
 
 
+#: Gradient tolerance of the bound searches, relative to |f(θ₀)|: they only have to find the
+#: region (CV picks, and the candidates step e² in C around the minima). 1e-2 instead of the
+#: 1e-4 of a single search halves the span search on IDA split 1 (image 15 → 8 trainings,
+#: german 12 → 5, heart 13 → 5, ringnorm 17 → 8) and moves the minima only along the flat
+#: valleys of the bounds (ln C 9.5 → 3.3 on ringnorm at the same bound value to 1.3 %).
+STAGE_GTOL = 1e-2
 #: Steps (Δ ln C, Δ ln σ²) from each bound's minimum that are candidates too: the bounds' known
 #: bias is towards too small a C (Chung §4.3, Table 4.1; ijcnn1 in issue 12).
 NEIGHBOUR_STEPS = ((2.0, 0.0),)
@@ -114,7 +120,7 @@ def candidate_points(x0, minima, lower, upper, steps=None, start_steps=None):
 
 
 def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6,
-              gtol: float = 1e-4, max_iter: int = 100, n_folds: int = 5, cv_tol: float = 1e-3,
+              gtol: float = STAGE_GTOL, max_iter: int = 100, n_folds: int = 5, cv_tol: float = 1e-3,
               steps=None, start_steps=None, bounds_by_loss=None, random_state=None, cache_size=None,
               callback=None, minimize=None, n_jobs=None) -> tuple[SearchResult, int]:
     """Run the default strategy (module docstring) and return (result, number of SVM
@@ -122,7 +128,8 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     ``result.candidates`` the candidates with their CV errors, ``result.stages`` the bound
     searches (each a SearchResult with its path), ``result.path`` every evaluation in order.
     ``minimize(fun, grad, x0, lower, upper, callback)`` is the gradient search (default: the
-    projected BFGS of Chung §4.2 with ``max_iter`` and ``gtol`` relative to |f(θ₀)|).
+    projected BFGS of Chung §4.2 with ``max_iter`` and ``gtol`` relative to |f(θ₀)|;
+    ``minimize`` is called with ``gtol=`` that relative tolerance).
     ``n_jobs``: joblib threads for the bound searches (run side by side) and the CV folds;
     the result does not depend on it."""
     from .criteria import criterion_class, make_criterion
@@ -138,7 +145,7 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
             res = minimize_projected_bfgs(crit.fun, crit.grad, x0, lower, upper,
                                           max_iter=max_iter, gtol_rel=gtol, callback=callback)
         else:
-            res = minimize(crit.fun, crit.grad, x0, lower, upper, callback)
+            res = minimize(crit.fun, crit.grad, x0, lower, upper, callback, gtol=gtol)
         res.criterion = crit.name
         return crit.name, res, crit.n_trainings
 
