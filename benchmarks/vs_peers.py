@@ -62,6 +62,7 @@ OURS = {"l2": {"loss": "l2"}, "l1": {"loss": "l1"},
         "l2-wide": {"loss": "l2"}, "l1-wide": {"loss": "l1"}}
 WIDE_STEPS = ((-2.0, 0.0), (2.0, 0.0), (4.0, 0.0), (0.0, -1.0), (0.0, 1.0))
 DEFAULT_METHODS = ("grid", "random", "halving", "optuna", "l2", "l1")
+ALONE = ("mushrooms", "ijcnn1-5k")  # with --shard: one shard each
 IDA_SETS = ("banana", "breast-cancer", "german", "heart", "image", "ringnorm", "titanic",
             "waveform")
 
@@ -342,6 +343,7 @@ def main(argv=None):
     ap.add_argument("--out", help="write the report into this markdown file")
     ap.add_argument("--candidate-errors", action="store_true",
                     help="also record the test error at every candidate of the default strategy")
+    ap.add_argument("--dry-run", action="store_true", help="list the cases and stop")
     ap.add_argument("--note", default="", help="text put before the tables (machine, pinning)")
     args = ap.parse_args(argv)
     for m in args.methods:
@@ -359,12 +361,18 @@ def main(argv=None):
         if args.cases:
             todo = [c for c in todo if c[1] in args.cases]
         if args.shard:
-            # the slowest cases first, so that round-robin shards get one each
-            heavy = ("ijcnn1-5k", "mushrooms", "svmguide1", "a1a", "w1a")
-            todo.sort(key=lambda c: (heavy.index(c[1]) if c[1] in heavy else len(heavy),
-                                     not c[1].startswith("image")))
+            # the two slowest cases get a shard each; the others go round-robin over the rest,
+            # the slower ones first
             i, n = (int(v) for v in args.shard.split("/"))
-            todo = todo[i::n]
+            alone = [c for c in todo if c[1] in ALONE][:max(n - 1, 0)]
+            rest = [c for c in todo if c not in alone]
+            heavy = ("svmguide1", "a1a", "w1a")
+            rest.sort(key=lambda c: (heavy.index(c[1]) if c[1] in heavy else len(heavy),
+                                     not c[1].startswith("image")))
+            todo = [alone[i]] if i < len(alone) else rest[i - len(alone)::n - len(alone)]
+        if args.dry_run:
+            print("\n".join(c[1] for c in todo))
+            return 0
         from svmbound import BoundSVC
         from sklearn.datasets import make_classification
 

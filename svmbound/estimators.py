@@ -398,8 +398,10 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         theta, final, problems = self._final_model(X, y_pm, kernel0, theta, prev, crit_rate)
         if is_severe(problems) and self._uses_auto():
             # the next candidates by CV error, until one gives a usable model
+            from .strategy import _cv_key
+
             order = sorted(range(len(result.candidates)),
-                           key=lambda i: (result.candidates[i]["cv_errors"], i))
+                           key=lambda i: _cv_key(result.candidates[i]))
             for i in order[1:]:
                 t, f_sol, p = self._final_model(X, y_pm, kernel0,
                                                 np.asarray(result.candidates[i]["x"]), None, None)

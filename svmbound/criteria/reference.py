@@ -65,8 +65,9 @@ class CrossValidationError(_ReferenceCriterion):
         self._fold_prev: list = [None] * n_folds
 
     def _fold(self, k, C, kernel):
-        """(errors, SMO iterations) of fold k: train on its training part (warm-started from
-        this fold's previous solution), count the held-out points with y f(x) < 0."""
+        """(errors, SMO iterations, hinge loss) of fold k: train on its training part
+        (warm-started from this fold's previous solution), count the held-out points with
+        y f(x) < 0 and sum their hinge losses max(0, 1 − y f(x))."""
         tr, te = self.folds[k]
         Xtr, ytr = self.X[tr], self.y[tr]
         prev = self._fold_prev[k]
@@ -77,7 +78,9 @@ class CrossValidationError(_ReferenceCriterion):
                              cache_size=self.cache_size, check_input=False)
         self._fold_prev[k] = sol
         f = decision_function(Xtr, ytr, sol.alpha, sol.b, kernel, self.X[te])
-        return int(np.count_nonzero(self.y[te] * f < 0)), sol.n_iter
+        margin = self.y[te] * f
+        return (int(np.count_nonzero(margin < 0)), sol.n_iter,
+                float(np.maximum(0.0, 1.0 - margin).sum()))
 
     def _compute(self, C, kernel, need_grad):
         # the folds are independent: joblib threads (the SMO and BLAS release the GIL)
@@ -86,9 +89,10 @@ class CrossValidationError(_ReferenceCriterion):
         out = Parallel(n_jobs=self.n_jobs, prefer="threads")(
             delayed(self._fold)(k, C, kernel) for k in range(self.n_folds))
         self.n_trainings += self.n_folds
-        value = float(sum(e for e, _ in out))
-        return value, None, {"n_folds": self.n_folds, "n_iter": int(sum(i for _, i in out)),
-                             "rate": value / self.y.size}
+        value = float(sum(e for e, _, _ in out))
+        return value, None, {"n_folds": self.n_folds, "n_iter": int(sum(i for _, i, _ in out)),
+                             "rate": value / self.y.size,
+                             "hinge": float(sum(h for _, _, h in out)) / self.y.size}
 
 
 class LeaveOneOutError(_ReferenceCriterion):
