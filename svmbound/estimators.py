@@ -9,7 +9,6 @@ and (4) trains the final SVM of that loss at the chosen point.
 
 from __future__ import annotations
 
-import sys
 import time
 import warnings
 
@@ -181,7 +180,23 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         tolerance, Chung §4.3).
     cache_size : kernel-row cache in MB, or "auto" (a quarter of the memory, 200 MB to 4 GB).
     random_state : seed for every random choice (annealing, validation splits, CV folds).
-    verbose : progress on stderr when > 0.
+    verbose : one line per search iteration on stderr when > 0.
+    progress : a progress bar (tqdm) on stderr, one step per criterion evaluation; default off.
+    log_file : None, or a path: every criterion evaluation of the search is appended to it as
+        one JSON line (θ, value, gradient, solver statistics, time; ``svmbound.search.log``),
+        with the solver warm-start state in ``<log_file>.state``.
+    resume : with ``log_file``: if the file exists, continue the run it records — the same
+        search runs again, evaluations already in the log are answered from it without solving,
+        and the run ends where an uninterrupted one ends. The log must come from the same data
+        and parameters (otherwise ValueError). Without an existing file a new log is started.
+        False: an existing log_file is replaced.
+
+    Interruption: Ctrl-C (KeyboardInterrupt) stops a fit within a fraction of a second, even
+    inside a long solve. ``fit`` then re-raises the KeyboardInterrupt after keeping the search
+    so far: ``search_`` is set to a partial ``SearchResult`` (``interrupted=True``,
+    ``status=-1``, ``x``/``fun`` the best point evaluated, ``params`` its C and kernel
+    parameters, ``path`` every evaluation) and the same object is attached to the exception as
+    ``exc.search_result``. Nothing else is fitted. With ``log_file``, ``resume=True`` continues.
 
     Attributes
     ----------
@@ -194,7 +209,8 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
     def __init__(self, loss="l2", criterion="radius-margin", kernel="rbf", search="bfgs",
                  start=None, bounds=None, grid=None, degree=3, coef0=1.0, groups=None, tol=1e-6,
                  max_iter=100, max_epochs=200, gtol=1e-4,
-                 cache_size=DEFAULT_CACHE_MB, random_state=None, verbose=0):
+                 cache_size=DEFAULT_CACHE_MB, random_state=None, verbose=0, progress=False,
+                 log_file=None, resume=False):
         self.loss = loss
         self.criterion = criterion
         self.kernel = kernel
@@ -212,6 +228,9 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         self.cache_size = cache_size
         self.random_state = random_state
         self.verbose = verbose
+        self.progress = progress
+        self.log_file = log_file
+        self.resume = resume
 
     # -- fitting -------------------------------------------------------------------------
     def _validate(self):
@@ -317,13 +336,22 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         crit = self.make_criterion(X, y_pm)
         lower, upper, x0 = box_and_start(crit.param_names, self.bounds, self.start)
 
+        run, bar = self._start_run_control(X, y_pm, crit, lower, upper)
+        crit = run.wrap(crit)
+
         callback = None
         if self.verbose:
             def callback(xk, fk):
-                print(f"[svmbound] iter: theta={np.round(xk, 4).tolist()} value={fk:.6g} "
-                      f"trainings={crit.n_trainings} {time.perf_counter() - t0:.1f}s",
-                      file=sys.stderr, flush=True)
-        result, theta = self._run_search(crit, X, y_pm, lower, upper, x0, callback)
+                bar.write(f"[svmbound] iter: theta={np.round(xk, 4).tolist()} value={fk:.6g} "
+                          f"trainings={crit.n_trainings} {time.perf_counter() - t0:.1f}s")
+        try:
+            result, theta = self._run_search(crit, X, y_pm, lower, upper, x0, callback)
+        except KeyboardInterrupt as exc:
+            self.search_ = exc.search_result = run.partial_result()
+            raise
+        finally:
+            bar.close()
+            run.close()
         self.search_ = result
         self.criterion_name_ = "de-bie-convex" if self.search == "convex" else crit.name
 
@@ -354,6 +382,38 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         self._set_model(X, y_pm, final)
         self.fit_time_ = time.perf_counter() - t0
         return self
+
+    # -- log, resume, progress ------------------------------------------------------------
+    #: Parameters that do not change the search (left out of a log's header).
+    _RUN_CONTROL_PARAMS = ("verbose", "progress", "log_file", "resume")
+
+    def _progress_total(self, crit, lower, upper):
+        """Evaluations the search will make, where known (grid, annealing), else None."""
+        if self.search == "grid":
+            try:
+                return int(np.prod([a.size for a in self._grid_axes(crit.param_names, lower,
+                                                                     upper)]))
+            except ValueError:
+                return None
+        if self.search == "annealing":
+            return int(self.max_epochs) + 1
+        return None
+
+    def _start_run_control(self, X, y_pm, crit, lower, upper):
+        """(``search.log.RunControl``, ``progress.Progress``) of this fit: the search log
+        (opened, or resumed, when ``log_file`` is set) and the progress bar (``progress``)."""
+        from .progress import Progress
+        from .search.log import RunControl, SearchLog, data_fingerprint
+
+        log = None
+        if self.log_file is not None:
+            run = {k: v for k, v in self.get_params().items()
+                   if k not in self._RUN_CONTROL_PARAMS}
+            log = SearchLog(self.log_file, data_fingerprint(X, y_pm), run,
+                            resume=bool(self.resume))
+        bar = Progress(bool(self.progress), total=self._progress_total(crit, lower, upper),
+                       desc=f"svmbound {self.search}")
+        return RunControl(log, on_evaluation=bar.on_evaluation), bar
 
     def _set_model(self, X, y_pm, sol):
         sv = sol.support

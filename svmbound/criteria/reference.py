@@ -62,6 +62,8 @@ class CrossValidationError(_ReferenceCriterion):
         self.folds = [(tr, te) for tr, te in skf.split(self.X, self.y)]
         self._fold_prev: list = [None] * n_folds
 
+    warm_state_attrs = Criterion.warm_state_attrs + ("_fold_prev",)
+
     def _compute(self, C, kernel, need_grad):
         errors = 0
         n_iter = 0

@@ -71,7 +71,9 @@ def evaluate_grid(criterion, log_C, log_sigma2, X_test=None, y_test=None,
             path.append({"x": [float(v) for v in theta], "value": float(ev.value), "grad": None,
                          "time_s": time.perf_counter() - t0, "accepted": False})
             sol = criterion._svm_prev
-            n_sv[i, j] = sol.support.size
+            # the evaluation's own count when it has one (an evaluation answered from a
+            # search log, search/log.py, leaves _svm_prev as it was)
+            n_sv[i, j] = ev.info["n_sv"] if "n_sv" in ev.info else sol.support.size
             if err is not None:
                 _, kernel = criterion.split_theta(theta)
                 f = decision_function(criterion.X, criterion.y, sol.alpha, sol.b, kernel, X_test)
