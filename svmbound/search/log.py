@@ -381,16 +381,17 @@ class LoggedCriterion:
     def partial_result(self, message: str = "interrupted") -> SearchResult:
         """The search so far as a :class:`SearchResult` (see :func:`partial_result`)."""
         return partial_result(self.evaluations, message=message, split_theta=self.split_theta,
-                              replayed=self.replayed, njev=self.n_grad_calls)
+                              replayed=self.replayed, njev=self.n_grad_calls,
+                              criterion=getattr(self._inner, "name", None))
 
 
 def partial_result(evaluations, *, message: str = "interrupted", split_theta=None,
-                   replayed=None, njev: int = 0) -> SearchResult:
+                   replayed=None, njev: int = 0, criterion: str | None = None) -> SearchResult:
     """The best point among ``evaluations`` (smallest finite value) as a SearchResult with
     ``status = INTERRUPTED``, ``success = False``, ``interrupted = True``, ``nfev`` = number of
     evaluations, ``path`` (every evaluation, the best one ``accepted``) and, when
     ``split_theta`` (the criterion's) is given, ``params``: C and the kernel parameters of the
-    best point. ``x``/``fun`` are None when nothing was evaluated."""
+    best point; ``criterion``: its name. ``x``/``fun`` are None when nothing was evaluated."""
     path = []
     for k, ev in enumerate(evaluations):
         path.append({"x": [float(v) for v in ev.theta], "value": float(ev.value),
@@ -412,7 +413,7 @@ def partial_result(evaluations, *, message: str = "interrupted", split_theta=Non
                 params["gamma"] = 1.0 / (2.0 * np.asarray(params["sigma2"]))
     return SearchResult(x=x, fun=fun, jac=jac, nfev=len(evaluations), njev=int(njev), nit=0,
                         message=message, success=False, status=INTERRUPTED, path=path,
-                        interrupted=True, params=params)
+                        interrupted=True, params=params, criterion=criterion)
 
 
 class RunControl:
