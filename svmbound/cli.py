@@ -137,8 +137,9 @@ def report_interrupted(est, args, out=None, t0=None) -> dict:
     else:
         lines = [f"svmbound: interrupted after {report['nfev']} evaluations"]
         if report["value"] is not None:
+            c = f" (C = {report['C']:.6g})" if "C" in report else ""
             lines.append(f"  best so far: value {report['value']:.6g} at theta = "
-                         f"{np.round(report['theta'], 6).tolist()} (C = {report['C']:.6g})")
+                         f"{np.round(report['theta'], 6).tolist()}{c}")
         if log is not None:
             lines.append(f"  continue with: --resume {log}")
         print("\n".join(lines), file=out, flush=True)

@@ -299,3 +299,19 @@ def test_cli_progress_bar_on_request_only(train_file, capsys):
     assert main(["tune", str(train_file), "--quiet", "--progress", "--max-iter", "2"]) == 0
     err = capsys.readouterr().err
     assert "svmbound bfgs" in err and "eval" in err and "[svmbound] iter" not in err
+
+
+def test_cli_ctrl_c_between_evaluations_prints_the_best_point_and_returns_130(
+        train_file, tmp_path, monkeypatch, capsys):
+    _interrupt_after(monkeypatch, 2)
+    log = tmp_path / "run.jsonl"
+    assert main(["tune", str(train_file), "--quiet", "--log", str(log)]) == 130
+    out = capsys.readouterr()
+    assert "interrupted after 2 evaluations" in out.out and "best so far" in out.out
+    assert f"--resume {log}" in out.out and "Traceback" not in out.err
+    monkeypatch.undo()
+    assert main(["tune", str(train_file), "--json", "--quiet", "--resume", str(log)]) == 0
+    done = json.loads(capsys.readouterr().out)
+    assert main(["tune", str(train_file), "--json", "--quiet"]) == 0
+    ref = json.loads(capsys.readouterr().out)
+    assert done["log_C"] == ref["log_C"] and done["nfev"] == ref["nfev"]
