@@ -399,6 +399,20 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
             return int(self.max_epochs) + 1
         return None
 
+    def _check_reproducible(self, crit):
+        """A log can only be resumed if the run is deterministic: annealing and the criteria
+        that draw a split (validation, CV folds) need an int ``random_state``."""
+        import inspect
+
+        random = self.search == "annealing" or any(
+            "random_state" in inspect.signature(c.__init__).parameters
+            for c in type(crit).__mro__ if "__init__" in vars(c))
+        if random and (isinstance(self.random_state, bool)
+                       or not isinstance(self.random_state, (int, np.integer))):
+            raise ValueError(f"log_file: this run draws random numbers (search={self.search!r}, "
+                             f"criterion {crit.name!r}), so it can only be logged and resumed "
+                             f"with an int random_state, got {self.random_state!r}")
+
     def _start_run_control(self, X, y_pm, crit, lower, upper):
         """(``search.log.RunControl``, ``progress.Progress``) of this fit: the search log
         (opened, or resumed, when ``log_file`` is set) and the progress bar (``progress``)."""
@@ -407,6 +421,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
 
         log = None
         if self.log_file is not None:
+            self._check_reproducible(crit)
             run = {k: v for k, v in self.get_params().items()
                    if k not in self._RUN_CONTROL_PARAMS}
             log = SearchLog(self.log_file, data_fingerprint(X, y_pm), run,

@@ -115,7 +115,7 @@ def test_sigint_during_a_long_solve_exits_130_with_the_best_point_so_far(tmp_pat
     log = tmp_path / "run.jsonl"
     cmd = [sys.executable, "-m", "svmbound.cli", "tune", str(data), "--loss", "l1",
            "--start", "7", "1.6", "--json", "--progress", "--log", str(log)]
-    p = subprocess.Popen(cmd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.Popen(cmd, cwd=REPO, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         p.stderr.read(1)              # the progress bar: the search has started
         time.sleep(1.0)               # inside the first solve (it takes seconds)
@@ -245,8 +245,8 @@ def test_resume_after_kill_9(small, tmp_path):
         BoundSVC(log_file={str(log)!r}).fit(X, y)
         print("finished")
     """))
-    p = subprocess.Popen([sys.executable, str(script)], env=_env(), stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE)
+    p = subprocess.Popen([sys.executable, str(script)], cwd=REPO, env=_env(),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and p.poll() is None:
@@ -315,3 +315,13 @@ def test_cli_ctrl_c_between_evaluations_prints_the_best_point_and_returns_130(
     assert main(["tune", str(train_file), "--json", "--quiet"]) == 0
     ref = json.loads(capsys.readouterr().out)
     assert done["log_C"] == ref["log_C"] and done["nfev"] == ref["nfev"]
+
+
+def test_a_random_run_needs_an_int_seed_to_be_logged(small, tmp_path):
+    X, y = small
+    with pytest.raises(ValueError, match="int random_state"):
+        BoundSVC(search="annealing", log_file=str(tmp_path / "a.jsonl")).fit(X, y)
+    with pytest.raises(ValueError, match="int random_state"):
+        BoundSVC(criterion="smoothed-validation",
+                 log_file=str(tmp_path / "b.jsonl")).fit(X, y)
+    BoundSVC(log_file=str(tmp_path / "c.jsonl"), max_iter=1).fit(X, y)   # rm-l2: no seed needed

@@ -59,8 +59,8 @@ import numpy as np
 from ..criteria.base import Evaluation
 from .result import SearchResult
 
-__all__ = ["SearchLog", "LoggedCriterion", "RunControl", "LogMismatch", "data_fingerprint", "jsonable",
-           "partial_result", "LOG_VERSION", "INTERRUPTED"]
+__all__ = ["SearchLog", "LoggedCriterion", "RunControl", "LogMismatch", "data_fingerprint",
+           "jsonable", "partial_result", "LOG_VERSION", "INTERRUPTED"]
 
 LOG_VERSION = 1
 #: ``status`` of the partial SearchResult of an interrupted search.

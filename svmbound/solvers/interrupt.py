@@ -8,12 +8,13 @@ from the main thread is seen 20 s later, and the numba dispatcher may then fail 
 * Every SMO loop (``_smo.smo``) reads a one-element int64 array ``stop`` before each iteration
   and returns early, with ``interrupted = True``, once it is non-zero.
 * :func:`call_interruptibly` runs a ``nogil`` numba call. From the main thread it hands the
-  call to a worker thread (one, reused) and waits in short slices, so that a KeyboardInterrupt is raised in
-  the main thread within ~0.1 s; it then sets every registered stop flag (:func:`request_stop`:
-  Ctrl-C stops every solve of the process, also those in other threads), waits for the worker to
-  return (a few milliseconds) and re-raises the KeyboardInterrupt. No numba code ever runs in the
-  main thread, so no SystemError. From any other thread the call runs directly (only the main
-  thread receives signals); its flag is still registered, so Ctrl-C stops it too.
+  call to a worker thread (one, reused) and waits in short slices, so that a KeyboardInterrupt
+  is raised in the main thread within ~0.1 s; it then sets every registered stop flag
+  (:func:`request_stop`: Ctrl-C stops every solve of the process, also those in other threads),
+  waits for the worker to return (a few milliseconds) and re-raises the KeyboardInterrupt. No
+  numba solver code runs in the main thread, so no SystemError. From any other thread the call
+  runs directly (only the main thread receives signals); its flag is still registered, so
+  Ctrl-C stops it too.
 * A :class:`StopFlag` is registered while it is in use. :func:`stop_scope` makes a flag the one
   used by every solve of the current thread; a flag set once stays set for the scope, so a solve
   that a worker thread only *starts* after the interruption (the radius QP that
