@@ -173,7 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     sel.add_argument("--keep", type=int, required=True, metavar="K", help="features to keep")
     sel.add_argument("--criterion", default="rm-l2",
                      help="differentiable criterion: rm-l2 (R^2/gamma^2, default) or span, ...")
-    sel.add_argument("--kernel", default="linear", help="linear (default), poly or rbf")
+    sel.add_argument("--kernel", default="rbf", help="rbf (default), linear or poly")
     sel.add_argument("--degree", type=int, default=2, help="degree of --kernel poly (default 2)")
     sel.add_argument("--space", default="input", help="input (default) or pca")
     sel.add_argument("--scale", action="store_true",
