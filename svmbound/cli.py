@@ -255,6 +255,7 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
         "c_projected": bool(est.c_projected_),
         "train_accuracy": float(est.score(X, y)),
         "problems": list(res.get("problems", [])),
+        "fallback": _fallback_report(res.get("fallback")),
     }
     if "candidates" in res:
         report["chosen"] = res.chosen
@@ -298,6 +299,16 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
     else:
         print(summary(report), file=out)
     return report
+
+
+def _fallback_report(fb):
+    """The search that failed the model checks before the fallback (JSON-ready), or None."""
+    if fb is None:
+        return None
+    out = {k: v for k, v in fb.items() if k != "path"}
+    out["path"] = [{"x": [float(v) for v in p["x"]], "value": float(p["value"])}
+                   for p in fb.get("path", [])]
+    return out
 
 
 def _cache_arg(text):
@@ -348,6 +359,10 @@ def summary(r: dict) -> str:
     if r.get("degree") is not None:
         lines.append(f"           degree = {r['degree']}, coef0 = {r['coef0']:.6g}")
     lines.append(f"  value    {r['value']:.6g}  ({r['message']})")
+    if r.get("fallback"):
+        fb = r["fallback"]
+        lines.append(f"  WARNING  the {fb['criterion']} {fb['search']} search gave an unusable "
+                     f"model ({'; '.join(fb['problems'])}); fell back to the default strategy")
     for p in r.get("problems", []):
         lines.append(f"  WARNING  {p}")
     lines.append(f"  cost     {r['nfev']} function and {r['njev']} gradient evaluations, "

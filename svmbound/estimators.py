@@ -384,6 +384,19 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
             sequential_searches=run.log is not None)
         return result, np.asarray(result.x, dtype=float).copy(), n_trainings
 
+    def _run_auto_fallback(self, X, y_pm, kernel, callback):
+        """The default strategy with ``kernel`` (its degree kept), its box and start, without
+        search log (the fallback after a search whose model failed the checks)."""
+        from .strategy import auto_box_and_start, tune_auto
+
+        names = ("log_C",) + tuple(kernel.param_names)
+        lower, upper, x0 = auto_box_and_start(names, X, kernel, None, None)
+        result, n_trainings = tune_auto(
+            X, y_pm, kernel, loss=self.loss, lower=lower, upper=upper, x0=x0, tol=self.tol,
+            n_folds=self.n_folds, random_state=self.random_state, cache_size=self.cache_size,
+            callback=callback, n_jobs=self.n_jobs)
+        return result, np.asarray(result.x, dtype=float).copy(), n_trainings
+
     def fit(self, X, y):
         t0 = time.perf_counter()
         X = check_X(X)
@@ -420,6 +433,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                 self.criterion_name_ = "de-bie-convex" if self.search == "convex" else crit.name
                 n_search = result.nfev if self.search == "convex" else crit.n_trainings
                 crit_rate = self._criterion_rate(crit, result, y_pm.size)
+                kernel0 = crit.kernel        # annealing may have set the polynomial degree
                 prev = crit._svm_prev
                 if prev is not None and prev.alpha.shape != y_pm.shape:
                     prev = None  # the criterion trained on a subset (validation split, CV folds)
@@ -449,6 +463,25 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                     theta, final, problems = t, f_sol, p
                     break
         result.problems = problems
+        result.fallback = None
+        if is_severe(problems) and not self._uses_auto():
+            # the chosen criterion/search gave an unusable model (e.g. the minimum of a bound
+            # that is vacuous everywhere, at C → 0): fall back to the default strategy, whose
+            # pick is validated, with the same kernel
+            first = {"criterion": self.criterion_name_, "search": self.search,
+                     "x": theta.tolist(), "value": float(result.fun), "problems": problems,
+                     "nfev": int(result.nfev), "message": str(result.message),
+                     "path": result.get("path", [])}
+            warnings.warn(f"the {self.criterion_name_} {self.search} search gave a model we "
+                          f"cannot stand behind ({'; '.join(problems)}); falling back to the "
+                          "default strategy (bounds + cross-validation)", ModelWarning,
+                          stacklevel=2)
+            result, theta, n_auto = self._run_auto_fallback(X, y_pm, kernel0, callback)
+            theta, final, problems = self._final_model(X, y_pm, kernel0, theta, None, None)
+            n_search += n_auto
+            result.problems = problems
+            result.fallback = first
+            self.criterion_name_ = "auto"
         if problems:
             warnings.warn("svmbound: " + "; ".join(problems), ModelWarning, stacklevel=2)
         self.search_ = result
