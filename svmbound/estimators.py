@@ -379,7 +379,10 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                 + self.intercept_[0])
 
     def predict(self, X):
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        """``classes_[1]`` where the decision function is positive, else ``classes_[0]``
+        (``NotFittedError`` before ``fit``, as ``decision_function``)."""
+        scores = self.decision_function(X)
+        return self.classes_[(scores > 0).astype(int)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

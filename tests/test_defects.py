@@ -40,3 +40,180 @@ def test_rbf_contract_is_translation_invariant(small_problem):
     ref = k.contract(X, a, b)
     np.testing.assert_allclose(k.contract(X + 1e8, a, b), ref, rtol=1e-6)
     np.testing.assert_allclose(k.contract(X - 3e7, a, a), k.contract(X, a, a), rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------------------------
+# 2, 3, 5, 10. The command line: file loading, test labels, read errors, output paths
+# ---------------------------------------------------------------------------------------------
+import json  # noqa: E402
+
+from sklearn.datasets import dump_svmlight_file, make_classification  # noqa: E402
+
+from svmbound.cli import main  # noqa: E402
+from svmbound.datasets import load_libsvm, load_libsvm_files  # noqa: E402
+from svmbound.exceptions import DataWarning  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def one_based(tmp_path_factory):
+    """A 1-based training and test file (LIBSVM's convention), and a copy of the training
+    file with a stray ``0:`` in its third line."""
+    d = tmp_path_factory.mktemp("onebased")
+    X, y = make_classification(n_samples=200, n_features=4, n_informative=3, n_redundant=0,
+                               class_sep=2.0, random_state=3)
+    y = np.where(y == 1, 1, -1)
+    dump_svmlight_file(X[:120], y[:120], str(d / "train.txt"), zero_based=False)
+    dump_svmlight_file(X[120:], y[120:], str(d / "test.txt"), zero_based=False)
+    lines = (d / "train.txt").read_text().splitlines(keepends=True)
+    label, rest = lines[2].split(" ", 1)
+    lines[2] = f"{label} 0:0.25 {rest}"
+    (d / "stray0.txt").write_text("".join(lines))
+    (d / "test01.txt").write_text((d / "test.txt").read_text().replace("-1 ", "0 ", ))
+    return d
+
+
+def _tune_json(capsys, *args):
+    code = main(["tune", *map(str, args), "--json", "--quiet", "--max-iter", "8"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    return json.loads(out.out), out.err
+
+
+def test_stray_zero_index_does_not_shift_the_training_columns(one_based, capsys):
+    clean, _ = _tune_json(capsys, one_based / "train.txt", "--test", one_based / "test.txt")
+    stray, err = _tune_json(capsys, one_based / "stray0.txt", "--test", one_based / "test.txt")
+    assert clean["test_accuracy"] > 0.9
+    assert stray["test_accuracy"] >= clean["test_accuracy"] - 0.03
+    assert "stray0.txt, line 3: feature index 0" in err and "DataWarning" in err
+
+
+def test_stray_zero_index_keeps_every_other_column(one_based):
+    with pytest.warns(DataWarning, match="line 3"):
+        (X, y, Xt, yt), = [load_libsvm_files([one_based / "stray0.txt", one_based / "test.txt"])]
+    X1, _, Xt1, _ = load_libsvm_files([one_based / "train.txt", one_based / "test.txt"])
+    assert X.shape[1] == Xt.shape[1] == 5               # column 0 holds the stray value
+    np.testing.assert_array_equal(X[:, 1:], X1)
+    np.testing.assert_array_equal(Xt[:, 1:], Xt1)
+    assert X[2, 0] == 0.25 and np.count_nonzero(X[:, 0]) == 1
+
+
+def test_one_based_select_reports_the_files_feature_numbers(one_based, capsys):
+    assert main(["select", str(one_based / "train.txt"), "--keep", "4", "--json", "--quiet"]) == 0
+    assert sorted(json.loads(capsys.readouterr().out)["features"]) == [1, 2, 3, 4]
+
+
+def test_test_labels_not_among_the_training_classes_are_refused(one_based, capsys):
+    code = main(["tune", str(one_based / "train.txt"), "--test", str(one_based / "test01.txt"),
+                 "--quiet", "--max-iter", "3"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "labels [0.0]" in err and "not among the training classes" in err
+    assert "Traceback" not in err
+
+
+def test_plot_into_a_missing_folder_fails_before_the_search(one_based, capsys, monkeypatch):
+    import svmbound.estimators
+
+    def no_search(*a, **k):
+        raise AssertionError("the search ran")
+
+    monkeypatch.setattr(svmbound.estimators.BoundSVC, "fit", no_search)
+    code = main(["tune", str(one_based / "train.txt"), "--quiet",
+                 "--plot", str(one_based / "missing" / "map.png")])
+    err = capsys.readouterr().err
+    assert code == 2 and "--plot" in err and "does not exist" in err
+    assert main(["tune", str(one_based / "train.txt"), "--quiet", "--plot",
+                 str(one_based / "map.nope")]) == 2
+    assert "unknown image format 'nope'" in capsys.readouterr().err
+    assert main(["tune", str(one_based / "train.txt"), "--quiet", "--kernel", "linear",
+                 "--plot", str(one_based / "map.png")]) == 2
+    assert "linear kernel has none" in capsys.readouterr().err
+    assert not (one_based / "map.png").exists()
+
+
+@pytest.fixture(scope="module")
+def broken_files(one_based):
+    """Files that used to end the CLI with a traceback or a huge allocation."""
+    import bz2
+
+    d = one_based
+    text = (d / "train.txt").read_text()
+    (d / "plain.bz2").write_text(text)
+    (d / "plain.gz").write_text(text)
+    (d / "trunc.bz2").write_bytes(bz2.compress(text.encode())[:300])
+    lines = text.splitlines(keepends=True)
+    (d / "huge.txt").write_text(text + "+1 1:1 2000000000:1\n")
+    (d / "big.txt").write_text("".join(lines[:79]) + "+1 1:1 50000000:1\n")
+    (d / "overflow.txt").write_text(text + "+1 1:1 20000000000:1\n")
+    (d / "empty.txt").write_text("")
+    return d
+
+
+@pytest.mark.parametrize("name, message", [
+    ("plain.bz2", "cannot decompress as bzip2 data"),
+    ("plain.gz", "cannot decompress as gzip data"),
+    ("trunc.bz2", "the bzip2 data end too early (truncated file?)"),
+    ("huge.txt", "huge.txt, line 121: feature index 2000000000 would make a dense"),
+    ("big.txt", "big.txt, line 80: feature index 50000000 would make a dense 80 x 50000000"),
+    ("overflow.txt", "line 121: feature index 20000000000 is too large"),
+    ("empty.txt", "no data lines"),
+])
+def test_unreadable_files_give_one_line_and_status_2(broken_files, capsys, name, message):
+    assert main(["tune", str(broken_files / name), "--quiet", "--max-iter", "2"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert err.startswith("svmbound: error: ") and err.count("\n") == 1
+
+
+def test_huge_feature_index_is_refused_before_allocating(broken_files, monkeypatch):
+    import scipy.sparse
+
+    def no_dense(self, *a, **k):
+        raise AssertionError("densified")
+
+    monkeypatch.setattr(scipy.sparse.csr_matrix, "toarray", no_dense)
+    with pytest.raises(ValueError, match="would make a dense"):
+        load_libsvm(broken_files / "big.txt")
+
+
+def test_permission_denied_is_a_clean_error(broken_files, capsys, monkeypatch):
+    import svmbound.datasets
+
+    def denied(path):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(svmbound.datasets, "_open_binary", denied)
+    assert main(["tune", str(broken_files / "train.txt"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "Permission denied" in err and "train.txt" in err and "Traceback" not in err
+
+
+# ---------------------------------------------------------------------------------------------
+# 6, 7, 8. Estimator input checks
+# ---------------------------------------------------------------------------------------------
+from sklearn.exceptions import NotFittedError  # noqa: E402
+
+from svmbound import BoundSVC  # noqa: E402
+
+
+def test_continuous_labels_are_rejected_up_front(small_problem):
+    X, y = small_problem
+    with pytest.raises(ValueError, match="Unknown label type: continuous"):
+        BoundSVC(max_iter=2).fit(X, np.where(y > 0, 1.5, 0.5))
+
+
+def test_predict_before_fit_raises_not_fitted(small_problem):
+    X, _ = small_problem
+    with pytest.raises(NotFittedError):
+        BoundSVC().predict(X)
+
+
+def test_complex_X_is_rejected(small_problem):
+    X, y = small_problem
+    with pytest.raises(ValueError, match="Complex data not supported"):
+        BoundSVC(max_iter=2).fit(X + 1j, y)
+    with pytest.raises(ValueError, match="Complex data not supported"):
+        BoundSVC(max_iter=2).fit(X.astype(object) + 0j, y)
+    model = BoundSVC(max_iter=2).fit(X, y)
+    with pytest.raises(ValueError, match="Complex data not supported"):
+        model.predict(X + 0j)
