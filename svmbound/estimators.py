@@ -19,6 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_binary_y, check_degree, check_X
 from .criteria import criterion_class
+from .exceptions import ConvergenceWarning
 from .kernels import KERNELS, make_kernel
 from .solvers import DEFAULT_CACHE_MB, solve_svm_dual, warm_start_alpha
 from .solvers.svm import check_loss
@@ -337,6 +338,10 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                                alpha0=None if prev is None else
                                warm_start_alpha(prev.alpha, y_pm, prev.C, C, self.loss),
                                cache_size=self.cache_size, check_input=False)
+        if not final.converged:
+            warnings.warn(f"the final SVM at C={C:.6g} stopped at the iteration cap with a KKT "
+                          f"violation of {final.max_violation:.3g} > tol={self.tol:g}",
+                          ConvergenceWarning, stacklevel=2)
         self.c_projected_ = False
         if self.loss == "l1" and final.bounded.size == 0 and final.alpha.max() > 0:
             C = float(final.alpha.max())

@@ -217,3 +217,71 @@ def test_complex_X_is_rejected(small_problem):
     model = BoundSVC(max_iter=2).fit(X, y)
     with pytest.raises(ValueError, match="Complex data not supported"):
         model.predict(X + 0j)
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. Warm starts are validated; criteria report solves that did not converge
+# ---------------------------------------------------------------------------------------------
+from svmbound.exceptions import ConvergenceWarning  # noqa: E402
+from svmbound.kernels import LinearKernel  # noqa: E402
+from svmbound.solvers import solve_radius, solve_svm_dual  # noqa: E402
+
+
+@pytest.mark.parametrize("bad, match", [
+    ([np.nan] + [0.0] * 39, r"alpha0 must be finite, got alpha0\[0\] = nan"),
+    ([0.0] * 39 + [np.inf], r"alpha0 must be finite, got alpha0\[39\] = inf"),
+    ([0.0] * 3, r"alpha0 must have shape \(40,\)"),
+    (["a"] * 40, "alpha0 must be a numeric vector"),
+])
+def test_bad_alpha0_is_refused(small_problem, bad, match):
+    X, y = small_problem
+    with pytest.raises(ValueError, match=match):
+        solve_svm_dual(X, y, RBFKernel(1.0), 1.0, alpha0=bad)
+
+
+@pytest.mark.parametrize("bad, match", [
+    ([np.nan] + [0.1] * 39, "beta0 must be finite"),
+    ([0.1] * 39 + [-np.inf], "beta0 must be finite"),
+    ([0.0] * 40, "no positive entry"),
+    ([1.0] * 41, r"beta0 must have shape \(40,\)"),
+])
+def test_bad_beta0_is_refused(small_problem, bad, match):
+    X, _ = small_problem
+    with pytest.raises(ValueError, match=match):
+        solve_radius(X, RBFKernel(1.0), beta0=bad)
+
+
+def test_criterion_reports_a_solve_stopped_at_the_iteration_cap(small_problem):
+    X, y = small_problem
+    crit = make_criterion("rm-l2", X, y, LinearKernel(), loss="l2", max_iter=3)
+    with pytest.warns(ConvergenceWarning, match="rm-l2.*SVM dual: KKT violation"):
+        ev = crit.evaluate([10.0])
+    assert ev.info["converged"] is False and ev.info["unconverged"]
+    assert issubclass(ConvergenceWarning, RuntimeWarning)
+    ok = make_criterion("rm-l2", X, y, LinearKernel(), loss="l2").evaluate([0.0])
+    assert ok.info["converged"] is True
+
+
+@pytest.mark.parametrize("name", ["cv-error", "rm-l1", "span"])
+def test_every_criterion_family_reports_convergence(small_problem, name):
+    X, y = small_problem
+    crit = make_criterion(name, X, y, RBFKernel(1.0), loss="l2" if name == "span" else "l1",
+                          max_iter=2)
+    with pytest.warns(ConvergenceWarning):
+        ev = crit.evaluate([5.0, 0.0], need_grad=False)
+    assert ev.info["converged"] is False
+
+
+# ---------------------------------------------------------------------------------------------
+# 12. The radius QP's tolerance is relative to the scale of the problem
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("log_sigma2", [10.0, 15.0, 20.0])
+def test_radius_of_a_wide_kernel_is_not_zero_at_the_default_tol(cancer_data, log_sigma2):
+    X, _ = cancer_data
+    k = RBFKernel(np.exp(log_sigma2))
+    ref = solve_radius(X, k, tol=1e-14).r2
+    sol = solve_radius(X, k)                       # default tol 1e-3
+    assert sol.converged and sol.r2 > 0
+    assert sol.r2 == pytest.approx(ref, rel=4e-3)
+    # R²σ² tends to a constant as σ² grows (the kernel becomes 1 − ‖x − z‖²/(2σ²))
+    assert sol.r2 * np.exp(log_sigma2) == pytest.approx(211.7, rel=1e-2)

@@ -29,8 +29,10 @@ class _ReferenceCriterion(Criterion):
 
     def _solve(self, X, y, kernel, C, alpha0):
         sol = solve_svm_dual(X, y, kernel, C, loss=self.loss, tol=self.tol, alpha0=alpha0,
-                             cache_size=self.cache_size, check_input=False)
+                             cache_size=self.cache_size, check_input=False,
+                             max_iter=self.max_iter)
         self.n_trainings += 1
+        self.note_solution(sol, "SVM dual (held-out training)")
         return sol
 
 

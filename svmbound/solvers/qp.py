@@ -70,10 +70,32 @@ def cache_buffer(n: int, cache_mb) -> np.ndarray:
 
 
 def check_tol(tol) -> float:
-    tol = float(tol)
+    """A finite tolerance > 0, or a ValueError."""
+    try:
+        tol = float(tol)
+    except (TypeError, ValueError):
+        raise ValueError(f"tol must be a finite number > 0, got {tol!r}") from None
     if not np.isfinite(tol) or tol <= 0:
         raise ValueError(f"tol must be a finite number > 0, got {tol!r}")
     return tol
+
+
+def check_start(v, n: int | None, name: str) -> np.ndarray:
+    """A warm start (``alpha0``, ``beta0``) as a float64 vector: numeric, finite, of shape
+    (n,) when ``n`` is given — else a ValueError naming ``name`` (a NaN start used to run the
+    SMO into a NaN objective reported as converged)."""
+    try:
+        a = np.array(v, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a numeric vector, got {type(v).__name__}") from None
+    if n is not None and a.shape != (n,):
+        raise ValueError(f"{name} must have shape ({n},), got {a.shape}")
+    if a.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D vector, got shape {a.shape}")
+    if not np.all(np.isfinite(a)):
+        k = int(np.flatnonzero(~np.isfinite(a))[0])
+        raise ValueError(f"{name} must be finite, got {name}[{k}] = {float(a[k])!r}")
+    return a
 
 
 @dataclass

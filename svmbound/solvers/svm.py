@@ -16,7 +16,7 @@ import numpy as np
 
 from .._validation import check_pm1, check_positive, check_X
 from ..kernels import Kernel
-from .qp import DEFAULT_CACHE_MB, run_smo
+from .qp import DEFAULT_CACHE_MB, check_start, run_smo
 
 LOSSES = ("l1", "l2")
 
@@ -145,7 +145,8 @@ def solve_svm_dual(X, y, kernel: Kernel, C: float, *, loss: str = "l1", tol: flo
     ----------
     X : (l, d) array; y : labels in {−1, +1}; kernel : a ``svmbound.kernels.Kernel``;
     C : > 0; loss : 'l1' | 'l2'; tol : stopping tolerance on the maximal KKT violation
-    (LIBSVM's eps); alpha0 : optional warm start, made feasible first (see
+    (LIBSVM's eps; its natural scale is the margin 1); alpha0 : optional warm start, finite,
+    of shape (l,), made feasible first (see
     ``warm_start_alpha`` for a start from a different C); cache_size : kernel-row cache in MB
     or "auto";
     warm_from : a solution for the same X, y, loss and kernel at any C — the start is
@@ -170,9 +171,7 @@ def solve_svm_dual(X, y, kernel: Kernel, C: float, *, loss: str = "l1", tol: flo
     elif alpha0 is None:
         a0 = np.zeros(n)
     else:
-        a0 = np.asarray(alpha0, dtype=np.float64)
-        if a0.shape != (n,):
-            raise ValueError(f"alpha0 must have shape ({n},), got {a0.shape}")
+        a0 = check_start(alpha0, n, "alpha0")
         a0 = warm_start_alpha(a0, y, C, C, loss)  # clip + repair, no rescaling
     res = run_smo(X, y, -np.ones(n), ub, a0, kernel, scale=1.0,
                   shift=(1.0 / C if loss == "l2" else 0.0), tol=tol, max_iter=max_iter,
