@@ -285,3 +285,29 @@ def test_radius_of_a_wide_kernel_is_not_zero_at_the_default_tol(cancer_data, log
     assert sol.r2 == pytest.approx(ref, rel=4e-3)
     # R²σ² tends to a constant as σ² grows (the kernel becomes 1 − ‖x − z‖²/(2σ²))
     assert sol.r2 * np.exp(log_sigma2) == pytest.approx(211.7, rel=1e-2)
+
+
+# ---------------------------------------------------------------------------------------------
+# 9. Grid search with a criterion that trains only on folds (cv-error)
+# ---------------------------------------------------------------------------------------------
+def test_grid_search_with_cv_error(small_problem):
+    from svmbound.search.grid import evaluate_grid, minimize_grid
+
+    X, y = small_problem
+    grid = {"log_C": (-2, 2, 2), "log_sigma2": (-2, 2, 2)}
+    model = BoundSVC(criterion="cv-error", search="grid", loss="l1", grid=grid).fit(X, y)
+    assert model.search_.nfev == 9 and model.score(X, y) > 0.8
+    crit = make_criterion("cv-error", X, y, RBFKernel(1.0), loss="l1")
+    res = minimize_grid(crit, [-2.0, 0.0, 2.0], [-2.0, 2.0])
+    assert np.all(res.grid.n_sv == -1)                  # no full-data SVM was trained
+    g = evaluate_grid(crit, [-2.0, 0.0, 2.0], [-2.0, 2.0], X, y)
+    assert np.all(g.n_sv > 0) and np.all((g.test_error >= 0) & (g.test_error <= 1))
+
+
+def test_cli_grid_search_with_cv_error_and_plot(one_based, capsys, tmp_path):
+    r, _ = _tune_json(capsys, one_based / "train.txt", "--test", one_based / "test.txt",
+                      "--criterion", "cv-error", "--search", "grid", "--loss", "l1",
+                      "--grid-log-c", "-2", "2", "2", "--grid-log-sigma2", "-2", "2", "2",
+                      "--plot", tmp_path / "cv.png")
+    assert r["criterion"] == "cv-error" and r["nfev"] == 9 and r["test_accuracy"] > 0.85
+    assert (tmp_path / "cv.png").stat().st_size > 0

@@ -44,11 +44,27 @@ def grid_range(start: float, stop: float, step: float) -> np.ndarray:
     return start + step * np.arange(n)
 
 
+def _model_at(criterion, theta, need: bool):
+    """The SVM the criterion trained on its whole training data at θ (its last solve), or —
+    for criteria that train only on folds or held-out subsets (cv-error) — None, or a fresh
+    solve at θ when ``need`` (a test error is asked for)."""
+    from ..criteria.base import _kernel_key
+
+    C, kernel = criterion.split_theta(theta)
+    sol = criterion._svm_prev
+    if (sol is not None and sol.C == C and sol.alpha.shape == criterion.y.shape
+            and criterion._svm_prev_key == _kernel_key(kernel)):
+        return sol
+    return criterion.solve_svm(C, kernel) if need else None
+
+
 def evaluate_grid(criterion, log_C, log_sigma2, X_test=None, y_test=None,
                   progress=None) -> GridResult:
     """Evaluate ``criterion`` (two parameters: ln C and one kernel parameter) on the grid.
 
-    y_test must be in {−1, +1}. ``progress(k, total)`` is called after each point.
+    y_test must be in {−1, +1}. ``progress(k, total)`` is called after each point. ``n_sv`` is
+    that of the SVM trained on the criterion's data at each point; −1 where the criterion
+    trains none (cv-error trains on folds) and no test error is asked for.
     """
     log_C = np.asarray(log_C, dtype=float)
     log_s = np.asarray(log_sigma2, dtype=float)
@@ -70,8 +86,8 @@ def evaluate_grid(criterion, log_C, log_sigma2, X_test=None, y_test=None,
             values[i, j] = ev.value
             path.append({"x": [float(v) for v in theta], "value": float(ev.value), "grad": None,
                          "time_s": time.perf_counter() - t0, "accepted": False})
-            sol = criterion._svm_prev
-            n_sv[i, j] = sol.support.size
+            sol = _model_at(criterion, theta, need=err is not None)
+            n_sv[i, j] = sol.support.size if sol is not None else ev.info.get("n_sv", -1)
             if err is not None:
                 _, kernel = criterion.split_theta(theta)
                 f = decision_function(criterion.X, criterion.y, sol.alpha, sol.b, kernel, X_test)
