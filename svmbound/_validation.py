@@ -73,6 +73,27 @@ def check_X(X, name: str = "X") -> np.ndarray:
     return np.ascontiguousarray(X)
 
 
+def warn_if_degenerate(X) -> bool:
+    """A ``DataWarning`` (and True) when every row of X is the same point: no kernel can tell
+    the samples apart, every criterion is flat and the SVM predicts one class."""
+    import warnings
+
+    from .exceptions import DataWarning
+
+    if X.shape[0] > 1 and np.all(X == X[0]):
+        warnings.warn(f"all {X.shape[0]} rows of X are identical: no kernel distinguishes the "
+                      "samples, so the criterion is flat and the model predicts a single class",
+                      DataWarning, stacklevel=3)
+        return True
+    return False
+
+
+def data_scale(X) -> float:
+    """Mean squared distance between two rows of X, 2·Σ_k Var(X_k) (O(n·d)): the scale that
+    σ² of an RBF kernel has to match (σ² far below it gives K ≈ I, far above K ≈ 11ᵀ)."""
+    return float(2.0 * np.var(X, axis=0).sum())
+
+
 def check_binary_y(y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
     """Map two label values to −1/+1.
 

@@ -17,9 +17,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_binary_y, check_degree, check_X
+from ._validation import check_binary_y, check_degree, check_X, data_scale, warn_if_degenerate
 from .criteria import criterion_class
-from .exceptions import ConvergenceWarning
+from .exceptions import ConvergenceWarning, SearchWarning
 from .kernels import KERNELS, make_kernel
 from .solvers import DEFAULT_CACHE_MB, solve_svm_dual, warm_start_alpha
 from .solvers.svm import check_loss
@@ -140,6 +140,29 @@ def box_and_start(param_names, bounds=None, start=None):
         raise ValueError(f"start point {x0.tolist()} is outside the box: {param_names[k]} = "
                          f"{x0[k]} not in [{lower[k]}, {upper[k]}]")
     return lower, upper, x0
+
+
+def _warn_flat_start(result, x0, param_names, X) -> None:
+    """A ``SearchWarning`` (RuntimeWarning) when the search left parameters at their start
+    value where the criterion was flat (``flat_start_parameters``): the answer is then the
+    start point, not a minimum — typically data far from unit scale for an RBF kernel."""
+    from .search.result import flat_start_parameters
+
+    flat = flat_start_parameters(result, x0)
+    if not flat:
+        return
+    names = [param_names[k] for k in flat]
+    msg = (f"the search stopped with {', '.join(names)} at the start value "
+           f"{[float(x0[k]) for k in flat]}, where the criterion is flat (gradient 0 relative "
+           f"to its value): the result is the start point, not a minimum")
+    if any(n.startswith("log_sigma2") for n in names):
+        scale = data_scale(X)
+        msg += (f". The kernel is numerically constant there: the mean squared distance between "
+                f"rows is {scale:.3g} (ln = {np.log(scale):.3g}), far from sigma^2 = "
+                f"{np.exp(x0[flat[-1]]):.3g}; standardise the features (StandardScaler, or "
+                f"--scale on the command line) or give start/bounds for ln sigma^2 near "
+                f"{np.log(scale / 2):.3g}" if scale > 0 else "")
+    warnings.warn(msg, SearchWarning, stacklevel=3)
 
 
 class BoundSVC(ClassifierMixin, BaseEstimator):
@@ -315,6 +338,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         X = check_X(X)
         y_pm, self.classes_ = check_binary_y(y, X.shape[0])
         self.n_features_in_ = X.shape[1]
+        degenerate = warn_if_degenerate(X)
         crit = self.make_criterion(X, y_pm)
         lower, upper, x0 = box_and_start(crit.param_names, self.bounds, self.start)
 
@@ -325,6 +349,8 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                       f"trainings={crit.n_trainings} {time.perf_counter() - t0:.1f}s",
                       file=sys.stderr, flush=True)
         result, theta = self._run_search(crit, X, y_pm, lower, upper, x0, callback)
+        if not degenerate:
+            _warn_flat_start(result, x0, crit.param_names, X)
         self.search_ = result
         self.criterion_name_ = "de-bie-convex" if self.search == "convex" else crit.name
 

@@ -311,3 +311,35 @@ def test_cli_grid_search_with_cv_error_and_plot(one_based, capsys, tmp_path):
                       "--plot", tmp_path / "cv.png")
     assert r["criterion"] == "cv-error" and r["nfev"] == 9 and r["test_accuracy"] > 0.85
     assert (tmp_path / "cv.png").stat().st_size > 0
+
+
+# ---------------------------------------------------------------------------------------------
+# 11. Degenerate data: identical rows, data far from unit scale
+# ---------------------------------------------------------------------------------------------
+import warnings  # noqa: E402
+
+from svmbound.exceptions import SearchWarning, SvmboundWarning  # noqa: E402
+
+
+def test_identical_rows_warn(small_problem):
+    X, y = small_problem
+    with pytest.warns(DataWarning, match="all 40 rows of X are identical"):
+        BoundSVC(max_iter=3).fit(np.ones_like(X), y)
+
+
+@pytest.mark.parametrize("factor, loss", [(1e12, "l2"), (1e12, "l1"), (1e-12, "l2"),
+                                          (1e-12, "l1")])
+def test_search_stuck_at_a_flat_start_warns(cancer_data, factor, loss):
+    X, y = cancer_data
+    X, y = X[:150], y[:150]
+    with pytest.warns(SearchWarning, match="log_sigma2 at the start value.*standardise") as rec:
+        BoundSVC(loss=loss, max_iter=20).fit(X * factor, y)
+    assert all(issubclass(w.category, RuntimeWarning) for w in rec
+               if issubclass(w.category, SearchWarning))
+
+
+def test_no_search_warning_on_standardised_data(cancer_data):
+    X, y = cancer_data
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SvmboundWarning)
+        BoundSVC(max_iter=20).fit(X[:150], y[:150])
