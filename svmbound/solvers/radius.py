@@ -16,8 +16,7 @@ import numpy as np
 
 from .._validation import check_X
 from ..kernels import Kernel
-from .qp import (DEFAULT_CACHE_MB, PrecomputedKernel, check_start, check_tol, n_cache_rows,
-                 run_smo)
+from .qp import DEFAULT_CACHE_MB, PrecomputedKernel, check_start, check_tol, run_smo
 
 
 @dataclass
@@ -61,7 +60,8 @@ def solve_radius(X, kernel: Kernel, *, shift: float = 0.0, tol: float = 1e-3, be
 
     ``tol`` is relative to the scale of the problem when that is below 1: the SMO stops when
     the KKT violation falls below tol·min(1, s), s = ``radius_scale`` ∈ [R², 4R² + 2h] (but not
-    below 16 rounding units of the largest K_ii + h, which the gradient cannot resolve). The
+    below 16 rounding units of the largest K_ii + h, which the gradient cannot resolve: a
+    smaller tol is raised to that, where the SMO used to run to max_iter). The
     gradient differences of this QP are squared feature-space distances, so with a wide kernel
     (ln σ² = 10 on standardised data: all below 1e-3) an absolute tolerance stopped at the
     start point with R² = 0 and converged=True; with the relative one R² is accurate to about
@@ -82,11 +82,12 @@ def solve_radius(X, kernel: Kernel, *, shift: float = 0.0, tol: float = 1e-3, be
         b0[i0] = 1.0
     else:
         b0 = warm_start_beta(check_start(beta0, n, "beta0"))
-    # relative below scale 1, but not below what the rounding of G (values up to max d, in
-    # the precision of the kernel-row cache) can resolve, and never looser than tol
-    eps = np.finfo(np.float64 if n_cache_rows(n, cache_size, 8) >= n else np.float32).eps
-    floor = 16.0 * eps * max(float(np.abs(d).max()), 1e-300)
-    tol_eff = min(tol, max(tol * radius_scale(X, kernel, d, i0, shift), floor))
+    # relative below scale 1 (never looser than tol there), but not below what the float64
+    # rounding of G (entries up to about max d) can resolve
+    floor = 16.0 * np.finfo(np.float64).eps * float(np.abs(d).max())
+    tol_eff = max(tol * min(1.0, radius_scale(X, kernel, d, i0, shift)), floor)
+    if tol_eff <= 0.0:        # every point at the origin of feature space: R² = 0 at any β
+        tol_eff = tol
     res = run_smo(X, np.ones(n), -d, np.full(n, np.inf), b0, kernel, scale=2.0, shift=shift,
                   tol=tol_eff, max_iter=max_iter, cache_mb=cache_size)
     # optimum of min ½βᵀ(2K̃)β − dᵀβ is −R²; ½βᵀ(G + p) with G = 2K̃β − d.
