@@ -109,6 +109,15 @@ def split_degree(degree, kernel: str, search: str):
     return lo, (lo, hi)
 
 
+def _floats(value, name: str, ravel: bool = True) -> np.ndarray:
+    """``value`` as a float array, or a ValueError naming ``name``."""
+    try:
+        a = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be numbers, got {value!r}") from None
+    return a.ravel() if ravel else a
+
+
 def box_and_start(param_names, bounds=None, start=None):
     """(lower, upper, x0) arrays for the tuned parameters, validated."""
     n = len(param_names)
@@ -116,7 +125,7 @@ def box_and_start(param_names, bounds=None, start=None):
         lower = np.array([_default(DEFAULT_BOUNDS, p)[0] for p in param_names])
         upper = np.array([_default(DEFAULT_BOUNDS, p)[1] for p in param_names])
     else:
-        b = np.asarray(bounds, dtype=float)
+        b = _floats(bounds, "bounds", ravel=False)
         if b.shape == (2,):
             b = np.tile(b, (n, 1))
         if b.shape != (n, 2):
@@ -129,7 +138,7 @@ def box_and_start(param_names, bounds=None, start=None):
         k = int(np.argmax(lower >= upper))
         raise ValueError(f"bounds for {param_names[k]}: lower {lower[k]} must be < upper {upper[k]}")
     x0 = (np.array([_default(DEFAULT_START, p) for p in param_names]) if start is None
-          else np.asarray(start, dtype=float).ravel())
+          else _floats(start, "start"))
     if x0.shape != (n,):
         raise ValueError(f"start must have {n} entries {param_names}, got {x0.size}")
     if not np.all(np.isfinite(x0)):
@@ -265,16 +274,19 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                               cache_size=self.cache_size)
 
     def _grid_axes(self, param_names, lower, upper):
-        from .search.grid import grid_range
+        from .search.grid import grid_axis
 
         if len(param_names) not in (1, 2):
             raise ValueError(f"search='grid' needs one or two parameters, the {self.kernel} "
                              f"kernel gives {len(param_names)}")
+        if self.grid is not None and not isinstance(self.grid, dict):
+            raise ValueError(f"grid must be a dict {{parameter: (begin, end, step)}} with "
+                             f"parameters {param_names}, got {self.grid!r}")
         spec = {} if self.grid is None else dict(self.grid)
         unknown = set(spec) - set(param_names)
         if unknown:
             raise ValueError(f"grid keys {sorted(unknown)} are not parameters; valid: {param_names}")
-        return [grid_range(*spec.get(p, (lo, hi, 1.0)))
+        return [grid_axis(spec.get(p, (lo, hi, 1.0)), f"grid[{p!r}]")
                 for p, lo, hi in zip(param_names, lower, upper)]
 
     def _check_max(self, value, name):

@@ -280,6 +280,17 @@ class PolynomialKernel(Kernel):
 KERNELS = {"rbf": RBFKernel, "linear": LinearKernel, "poly": PolynomialKernel}
 
 
+def check_kernel(kernel, name: str = "kernel") -> Kernel:
+    """``kernel`` if it is a ``Kernel`` object, else a ValueError saying what is expected (a
+    name such as 'rbf' is what the estimators take; the solvers and criteria take objects)."""
+    if not isinstance(kernel, Kernel):
+        hint = (f" (build one with make_kernel({kernel!r}))" if isinstance(kernel, str)
+                and kernel in KERNELS else "")
+        raise ValueError(f"{name} must be a svmbound Kernel object such as RBFKernel(1.0), got "
+                         f"{kernel!r}{hint}")
+    return kernel
+
+
 def make_kernel(name: str, **params) -> Kernel:
     """Kernel by name; an unknown name raises a ValueError listing the valid ones."""
     try:

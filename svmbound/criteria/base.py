@@ -21,7 +21,7 @@ import numpy as np
 
 from .._validation import check_pm1, check_X
 from ..exceptions import ConvergenceWarning
-from ..kernels import Kernel
+from ..kernels import Kernel, check_kernel
 from ..solvers import (DEFAULT_CACHE_MB, DualSolution, RadiusSolution, solve_radius,
                        solve_svm_dual, warm_start_alpha)
 from ..solvers.qp import check_tol
@@ -60,7 +60,7 @@ class Criterion:
                  max_iter: int | None = None):
         self.X = check_X(X)
         self.y = check_pm1(y, self.X.shape[0])
-        self.kernel = kernel
+        self.kernel = check_kernel(kernel)
         self.tol = check_tol(tol)
         self.cache_size = cache_size
         self.warm_start = warm_start
@@ -87,7 +87,13 @@ class Criterion:
         return ("log_C",) + tuple(self.kernel.param_names)
 
     def split_theta(self, theta) -> tuple[float, Kernel]:
-        theta = np.asarray(theta, dtype=np.float64).ravel()
+        """(C, kernel) at θ = (ln C, kernel θ…); a ValueError unless θ is that many finite
+        numbers."""
+        try:
+            theta = np.asarray(theta, dtype=np.float64).ravel()
+        except (TypeError, ValueError):
+            raise ValueError(f"theta must be {self.n_params} numbers {self.param_names}, got "
+                             f"{theta!r}") from None
         if theta.shape != (self.n_params,):
             raise ValueError(f"theta must have {self.n_params} entries {self.param_names}, "
                              f"got {theta.shape[0]}")

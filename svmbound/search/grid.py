@@ -58,6 +58,21 @@ def _model_at(criterion, theta, need: bool):
     return criterion.solve_svm(C, kernel) if need else None
 
 
+def grid_axis(spec, name: str = "grid") -> np.ndarray:
+    """``grid_range`` of a (begin, end, step) triple, with a ValueError naming ``name`` when
+    ``spec`` is not three finite numbers."""
+    try:
+        begin, end, step = (float(v) for v in spec)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be three numbers (begin, end, step), got {spec!r}") from None
+    if not (np.isfinite(begin) and np.isfinite(end)):
+        raise ValueError(f"{name}: begin and end must be finite, got {spec!r}")
+    try:
+        return grid_range(begin, end, step)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None
+
+
 def evaluate_grid(criterion, log_C, log_sigma2, X_test=None, y_test=None,
                   progress=None) -> GridResult:
     """Evaluate ``criterion`` (two parameters: ln C and one kernel parameter) on the grid.

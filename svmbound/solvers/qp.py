@@ -80,6 +80,16 @@ def check_tol(tol) -> float:
     return tol
 
 
+def check_max_iter(max_iter) -> int | None:
+    """None (the default cap) or an integer >= 1, else a ValueError."""
+    if max_iter is None:
+        return None
+    if (isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer, float))
+            or max_iter != int(max_iter) or max_iter < 1):
+        raise ValueError(f"max_iter must be None or an integer >= 1, got {max_iter!r}")
+    return int(max_iter)
+
+
 def check_start(v, n: int | None, name: str) -> np.ndarray:
     """A warm start (``alpha0``, ``beta0``) as a float64 vector: numeric, finite, of shape
     (n,) when ``n`` is given — else a ValueError naming ``name`` (a NaN start used to run the
@@ -168,6 +178,7 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
         # far fewer digits on data far from the origin.
         X = np.ascontiguousarray(X - X.mean(axis=0))
     sq = np.einsum("ij,ij->i", X, X) if code != PRECOMPUTED else np.zeros(n)
+    max_iter = check_max_iter(max_iter)
     if max_iter is None:
         max_iter = max(10_000_000, 100 * n)
     a = np.array(a0, dtype=np.float64, copy=True)

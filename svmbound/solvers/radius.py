@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_X
-from ..kernels import Kernel
+from ..kernels import Kernel, check_kernel
 from .qp import DEFAULT_CACHE_MB, PrecomputedKernel, check_start, check_tol, run_smo
 
 
@@ -68,9 +68,13 @@ def solve_radius(X, kernel: Kernel, *, shift: float = 0.0, tol: float = 1e-3, be
     4·tol relative whatever the kernel width. ``beta0`` must be finite, of shape (n,), with a
     positive entry (a ValueError otherwise).
     """
+    kernel = check_kernel(kernel)
     if check_input:
         X = check_X(X)
-    shift = float(shift)
+    try:
+        shift = float(shift)
+    except (TypeError, ValueError):
+        raise ValueError(f"shift must be a finite number >= 0, got {shift!r}") from None
     if not np.isfinite(shift) or shift < 0:
         raise ValueError(f"shift must be a finite number >= 0, got {shift!r}")
     tol = check_tol(tol)

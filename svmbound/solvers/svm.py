@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._validation import check_pm1, check_positive, check_X
-from ..kernels import Kernel
+from ..kernels import Kernel, check_kernel
 from .qp import DEFAULT_CACHE_MB, check_start, run_smo
 
 LOSSES = ("l1", "l2")
@@ -153,6 +153,7 @@ def solve_svm_dual(X, y, kernel: Kernel, C: float, *, loss: str = "l1", tol: flo
     ``same_kernel_start(warm_from, C)``, which needs no kernel value (the caller vouches that
     the kernel is unchanged); excludes ``alpha0``.
     """
+    kernel = check_kernel(kernel)
     if check_input:
         X = check_X(X)
         y = check_pm1(y, X.shape[0])
@@ -164,6 +165,9 @@ def solve_svm_dual(X, y, kernel: Kernel, C: float, *, loss: str = "l1", tol: flo
     if warm_from is not None:
         if alpha0 is not None:
             raise ValueError("give alpha0 or warm_from, not both")
+        if not isinstance(warm_from, DualSolution):
+            raise ValueError(f"warm_from must be a DualSolution (the result of solve_svm_dual), "
+                             f"got {type(warm_from).__name__}")
         if warm_from.loss != loss or warm_from.alpha.shape != (n,):
             raise ValueError(f"warm_from must be a {loss} solution with {n} variables, got a "
                              f"{warm_from.loss} solution with {warm_from.alpha.size}")
