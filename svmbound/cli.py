@@ -15,22 +15,26 @@ import warnings
 
 import numpy as np
 
-from . import __version__
+from . import __version__, cli_gridpy
 from .criteria import ALIASES, CRITERIA
 from ._validation import check_known_labels
 from .estimators import ARD_KERNELS, ESTIMATOR_KERNELS, SEARCHES, BoundSVC
 
 
 def _add_tune_options(p):
-    p.add_argument("--loss", default="l2", help="l2 (squared hinge) or l1 (hinge); default l2")
-    p.add_argument("--criterion", default="radius-margin",
-                   help="criterion to minimise: " + ", ".join(list(ALIASES) + sorted(CRITERIA)))
+    p.add_argument("--loss", default="l2",
+                   help="l2 (squared hinge) or l1 (hinge); default l2 (tune: l1 with grid.py's "
+                        "options)")
+    p.add_argument("--criterion", default="auto",
+                   help="auto (default: the span and radius-margin bounds find candidates, "
+                        "k-fold CV picks) or one criterion to minimise: "
+                        + ", ".join(list(ALIASES) + sorted(CRITERIA)))
     p.add_argument("--search", default="bfgs", help="search: " + ", ".join(SEARCHES))
     p.add_argument("--kernel", default="rbf",
                    help="kernel: " + ", ".join(ESTIMATOR_KERNELS) + " (ard: one sigma^2 per "
                    "feature, ard-poly: scaled polynomial; use --search lbfgsb for many features)")
     p.add_argument("--start", nargs="+", type=float, metavar="X",
-                   help="start point, e.g. LNC LNSIGMA2 (default 0 0)")
+                   help="start point, e.g. LNC LNSIGMA2 (default: ln C = 0 and, for --criterion auto, the ln sigma^2 of scikit-learn's gamma='scale'; 0 0 otherwise)")
     p.add_argument("--degree", nargs="+", type=int, default=[3], metavar="D",
                    help="polynomial degree D, or a range LOW HIGH searched by --search annealing "
                         "(default 3)")
@@ -68,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--scale", action="store_true",
                       help="scale features to [-1, 1] like svm-scale (fitted on train)")
     _add_tune_options(tune)
+    cli_gridpy.add_options(tune)
 
     crit = sub.add_parser("criteria", help="list every model-selection criterion")
     crit.add_argument("--json", action="store_true", help="print a JSON list of objects")
@@ -91,29 +96,37 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def load_inputs(train, test=None, scale=False) -> dict:
+def load_inputs(train, test=None, scale=False, n_features=None) -> dict:
     """LIBSVM files → ``{"X", "y", "X_test", "y_test", "base"}`` (dense arrays; the test
     entries None without ``test``; ``base``: the file's index of column 0, 1 unless the files
     use the index 0).
 
     Both files are read together (``datasets.load_libsvm_files``): one column numbering for
     both, so that a stray ``0:`` in either never shifts one file's columns against the other's.
-    A test file that uses features beyond the training file's raises a ValueError; with
-    ``scale``, features are scaled to [-1, 1] like svm-scale, fitted on the training data.
+    The width is the training file's (or ``n_features``: a training file using more is a
+    ValueError naming the line); test features beyond it are dropped with a ``DataWarning``.
+    With ``scale``, features are scaled to [-1, 1] like svm-scale, fitted on the training data.
     """
-    from .datasets import load_libsvm_files
+    from .datasets import load_libsvm, load_libsvm_files
+    from .exceptions import DataWarning
 
     paths = [train] if test is None else [train, test]
     parts, info = load_libsvm_files(paths, return_info=True)
-    X, y = parts[0], parts[1]
+    base = info["base"]
+    n_train = info["n_columns"][0]
+    if n_features is not None and n_train > n_features:
+        load_libsvm(train, n_features=n_features)        # raises, naming the line
+    width = n_train if n_features is None else int(n_features)
+    X, y = _fit_width(parts[0], width), parts[1]
     Xt = yt = None
     if test is not None:
         Xt, yt = parts[2], parts[3]
-        n_train, n_test = info["n_columns"]
-        if n_test > n_train:
-            raise ValueError(f"test file {test} has {n_test} features but the training file "
-                             f"{train} has {n_train}")
-        X, Xt = X[:, :n_train], Xt[:, :n_train]
+        n_test = info["n_columns"][1]
+        if n_test > width:
+            warnings.warn(f"test file {test} uses feature indices up to {n_test + base - 1}, "
+                          f"beyond the {width} features of the training data; they are ignored",
+                          DataWarning, stacklevel=2)
+        Xt = _fit_width(Xt, width)
     if scale:
         from sklearn.preprocessing import MinMaxScaler
 
@@ -121,12 +134,19 @@ def load_inputs(train, test=None, scale=False) -> dict:
         X = scaler.transform(X)
         if Xt is not None:
             Xt = scaler.transform(Xt)
-    return {"X": X, "y": y, "X_test": Xt, "y_test": yt, "base": info["base"]}
+    return {"X": X, "y": y, "X_test": Xt, "y_test": yt, "base": base}
 
 
-def load_train_test(train, test=None, scale=False):
+def _fit_width(X, width: int):
+    """X cut or zero-padded to ``width`` columns."""
+    if X.shape[1] >= width:
+        return np.ascontiguousarray(X[:, :width])
+    return np.hstack([X, np.zeros((X.shape[0], width - X.shape[1]))])
+
+
+def load_train_test(train, test=None, scale=False, n_features=None):
     """LIBSVM files → ``(X, y, X_test, y_test)`` dense arrays (see ``load_inputs``)."""
-    d = load_inputs(train, test, scale)
+    d = load_inputs(train, test, scale, n_features)
     return d["X"], d["y"], d["X_test"], d["y_test"]
 
 
@@ -199,7 +219,8 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
                    search=args.search, start=args.start, grid=grid_spec, degree=degree,
                    coef0=args.coef0, tol=args.tol, max_iter=args.max_iter,
                    max_epochs=args.max_epochs, cache_size=args.cache_size,
-                   random_state=args.random_state, verbose=0 if args.quiet else 1)
+                   random_state=args.random_state, verbose=0 if args.quiet else 1,
+                   criterion_params=getattr(args, "criterion_params", None))
     if args.plot:  # validate grid options before the (possibly long) search
         gc, gs = grid_range(*args.grid_log_c), grid_range(*args.grid_log_sigma2)
     est.fit(X, y)
@@ -216,7 +237,11 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
         "n_trainings": int(est.n_trainings_), "n_sv": int(est.support_.size),
         "c_projected": bool(est.c_projected_),
         "train_accuracy": float(est.score(X, y)),
+        "problems": list(res.get("problems", [])),
     }
+    if "candidates" in res:
+        report["chosen"] = res.chosen
+        report["candidates"] = res.candidates
     if "degree" in bp:
         report["degree"] = int(bp["degree"])
     if "coef0" in bp:
@@ -225,10 +250,14 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
         report["scaling_factors"] = _jsonable(est.kernel_.scaling_factors)
     if Xt is not None:
         report["test_accuracy"] = float(est.score(Xt, yt))
+    if getattr(args, "model", None):
+        est.save_libsvm_model(args.model)
+        report["model"] = args.model
     report["time_s"] = time.perf_counter() - t0
     report["path"] = [{"x": [float(v) for v in p["x"]], "value": float(p["value"]),
                        "grad": None if p.get("grad") is None else [float(v) for v in p["grad"]],
-                       "time_s": float(p["time_s"]), "accepted": bool(p.get("accepted", True))}
+                       "time_s": float(p["time_s"]), "accepted": bool(p.get("accepted", True)),
+                       **({"stage": p["stage"]} if "stage" in p else {})}
                       for p in res.path]
     if args.plot:
         from .plots import plot_contours
@@ -239,7 +268,9 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
                   file=err, flush=True)
         yt_pm = None if yt is None else np.where(yt == est.classes_[1], 1.0, -1.0)
         grid = evaluate_grid(crit, gc, gs, Xt, yt_pm)
-        accepted = [p["x"] for p in report["path"] if p["accepted"]]
+        # the plotted criterion's own search (the default strategy runs several)
+        accepted = [p["x"] for p in report["path"]
+                    if p["accepted"] and p.get("stage", crit.name) == crit.name]
         if args.search == "grid":
             accepted = None  # the grid minimum is marked on the map already
         plot_contours(grid, args.plot, path=accepted, final=est.best_theta_[:2],
@@ -286,7 +317,8 @@ def _span(v) -> str:
 
 
 def summary(r: dict) -> str:
-    lines = [f"svmbound: {r['criterion']} bound, {r['loss'].upper()}-SVM, {r['kernel']} kernel",
+    what = ("bounds + cross-validation" if r["criterion"] == "auto" else f"{r['criterion']} bound")
+    lines = [f"svmbound: {what}, {r['loss'].upper()}-SVM, {r['kernel']} kernel",
              f"  chosen   C = {r['C']:.6g} (ln C = {r['log_C']:.4f})"]
     if isinstance(r.get("sigma2"), list):
         lines.append(f"           sigma^2 = {_span(r['sigma2'])} (one per feature/group)")
@@ -299,6 +331,8 @@ def summary(r: dict) -> str:
     if r.get("degree") is not None:
         lines.append(f"           degree = {r['degree']}, coef0 = {r['coef0']:.6g}")
     lines.append(f"  value    {r['value']:.6g}  ({r['message']})")
+    for p in r.get("problems", []):
+        lines.append(f"  WARNING  {p}")
     lines.append(f"  cost     {r['nfev']} function and {r['njev']} gradient evaluations, "
                  f"{r['n_trainings']} SVM trainings, {r['time_s']:.2f} s")
     lines.append(f"  model    {r['n_sv']} support vectors; train accuracy {100 * r['train_accuracy']:.2f} %")
@@ -309,6 +343,8 @@ def summary(r: dict) -> str:
                      "(Chung §4.3)")
     if "plot" in r:
         lines.append(f"  plot     {r['plot']}")
+    if "model" in r:
+        lines.append(f"  saved    LIBSVM model {r['model']}")
     return "\n".join(lines)
 
 
@@ -371,6 +407,7 @@ def criteria_table(as_json: bool) -> str:
 
 def main(argv=None) -> int:
     parser = build_parser()
+    argv = cli_gridpy.fix_argv(sys.argv[1:] if argv is None else list(argv))
     args = parser.parse_args(argv)
     try:
         with warnings.catch_warnings():
@@ -392,15 +429,21 @@ def _one_line(exc: BaseException) -> str:
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
     """Warnings as one line on stderr: ``svmbound: warning: …`` (no source line)."""
-    print(f"svmbound: warning: {_one_line(message)} ({category.__name__})",
+    text = _one_line(message)
+    text = text[len("svmbound: "):] if text.startswith("svmbound: ") else text
+    print(f"svmbound: warning: {text} ({category.__name__})",
           file=sys.stderr if file is None else file, flush=True)
 
 
 def _run_command(args) -> None:
     """Run the parsed sub-command (errors propagate to ``main``)."""
     if args.command == "tune":
-        data = load_inputs(args.train, args.test, args.scale)
-        run_tune(args, data["X"], data["y"], data["X_test"], data["y_test"])
+        gridpy = cli_gridpy.resolve(args)
+        data = load_inputs(args.train, args.test, args.scale, args.n_features)
+        X, y = data["X"], data["y"]
+        cli_gridpy.apply(gridpy, args, X, y)
+        report = run_tune(args, X, y, data["X_test"], data["y_test"])
+        cli_gridpy.finish(gridpy, report, X.shape[0], quiet=args.quiet)
     elif args.command == "select":
         data = load_inputs(args.train, None, args.scale)
         run_select(args, data["X"], data["y"], feature_base=data["base"])

@@ -67,7 +67,7 @@ API_CASES = {
     "tol-string": (lambda: BoundSVC(tol="tight").fit(X, Y), "tol must be a finite number > 0"),
     "max-iter-zero": (lambda: BoundSVC(max_iter=0).fit(X, Y), "max_iter must be an integer >= 1"),
     "max-iter-float": (lambda: BoundSVC(max_iter=2.5).fit(X, Y), "max_iter must be an integer >= 1"),
-    "gtol-negative": (lambda: BoundSVC(gtol=-1.0).fit(X, Y), "gtol"),
+    "gtol-negative": (lambda: BoundSVC(criterion="radius-margin", gtol=-1.0).fit(X, Y), "gtol"),
     "degree-zero": (lambda: BoundSVC(kernel="poly", degree=0).fit(X, Y), "degree must be an integer >= 1"),
     "degree-range": (lambda: BoundSVC(kernel="poly", degree=(5, 2), search="annealing").fit(X, Y), "low 5 must be < high 2"),
     "degree-range-bfgs": (lambda: BoundSVC(kernel="poly", degree=(1, 3)).fit(X, Y), "needs search='annealing'"),
@@ -187,7 +187,7 @@ CLI_CASES = {
     "three-classes": (["tune", "{d}/three.txt"], "y has 3 classes"),
     "continuous-labels": (["tune", "{d}/half.txt"], "Unknown label type: continuous"),
     "test-labels": (["tune", "{d}/train.txt", "--test", "{d}/test01.txt"], "test set has labels [0.0] that are not among the training classes"),
-    "test-wider": (["tune", "{d}/train.txt", "--test", "{d}/wide.txt"], "has 7 features but the training file"),
+    "n-features": (["tune", "{d}/train.txt", "--n-features", "2"], "line 1: feature index 3 exceeds n_features=2"),
     "test-missing": (["tune", "{d}/train.txt", "--test", "{d}/absent.txt"], "absent.txt"),
     # options
     "loss": (["tune", "{d}/train.txt", "--loss", "l3"], "unknown loss 'l3'"),

@@ -393,3 +393,26 @@ def test_constructor_errors(data):
         CrossValidationError(X, y, RBFKernel(), n_folds=1)
     with pytest.raises(ValueError, match="eta"):
         SpanBound(X, y, RBFKernel(), eta=-1)
+
+
+def test_cholesky_paths_equal_the_lu_paths():
+    """The span's bordered inverse (Cholesky of K~ + D) and the §6.3 hyperplane solves (Cholesky
+    of K~^Y with the border eliminated) equal the plain LU solutions of the bordered systems."""
+    from svmbound.criteria.span import (HyperplaneSolver, _bordered_inverse_spd,
+                                        hyperplane_system)
+
+    rng = np.random.default_rng(3)
+    Z = rng.normal(size=(25, 3))
+    K = np.exp(-0.5 * ((Z[:, None] - Z[None]) ** 2).sum(-1)) + np.eye(25) / 2.0
+    y = np.where(rng.random(25) > 0.4, 1.0, -1.0)
+    A = K + np.diag(rng.uniform(0.1, 1.0, 25))
+    G = np.zeros((26, 26))
+    G[:25, :25], G[:25, 25], G[25, :25] = A, 1.0, 1.0
+    np.testing.assert_allclose(_bordered_inverse_spd(A), np.linalg.inv(G), atol=1e-10)
+    r, q = rng.normal(size=25), 0.7
+    np.testing.assert_allclose(HyperplaneSolver(K, y).solve(r, q),
+                               np.linalg.solve(hyperplane_system(K, y), np.r_[r, q]), atol=1e-10)
+    # not positive definite: the bordered inverse says so, the solver falls back to LU
+    assert _bordered_inverse_spd(-A) is None
+    np.testing.assert_allclose(HyperplaneSolver(-K, y).solve(r, q),
+                               np.linalg.solve(hyperplane_system(-K, y), np.r_[r, q]), atol=1e-8)

@@ -34,8 +34,10 @@ def test_tune_json_has_the_documented_fields(files, capsys):
     assert np.isclose(r["C"], np.exp(r["log_C"]))
     assert np.isclose(r["gamma"], 1 / (2 * r["sigma2"]))
     assert len(r["path"]) == r["nfev"]
-    assert r["path"][0]["x"] == [0.0, 0.0]
-    assert r["criterion"] == "rm-l2"
+    assert r["path"][0]["x"][0] == 0.0          # ln C = 0; ln sigma^2 from gamma='scale'
+    assert r["criterion"] == "auto" and r["chosen"] in [c["source"] for c in r["candidates"]]
+    best = min(r["candidates"], key=lambda c: c["cv_errors"])
+    assert [r["log_C"], r["log_sigma2"]] == best["x"]
 
 
 def test_tune_summary_and_plot(files, capsys, tmp_path):
@@ -45,13 +47,12 @@ def test_tune_summary_and_plot(files, capsys, tmp_path):
                  "--grid-log-sigma2", "-4", "4", "2", "--max-iter", "5"])
     assert code == 0
     out = capsys.readouterr()
-    assert "rm-l1" in out.out and "test     accuracy" in out.out
+    assert "bounds + cross-validation" in out.out and "test     accuracy" in out.out
     assert "[svmbound]" in out.err  # progress on stderr
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.mark.parametrize("args, match", [
-    (["--test", "{d}/wide.txt"], "has 6 features but the training file"),
     (["--start", "12", "0"], "outside the box"),
     (["--criterion", "nope"], "unknown criterion 'nope'"),
     (["--kernel", "nope"], "unknown kernel 'nope'"),

@@ -324,6 +324,8 @@ from svmbound.exceptions import SearchWarning, SvmboundWarning  # noqa: E402
 def test_identical_rows_warn(small_problem):
     X, y = small_problem
     with pytest.warns(DataWarning, match="all 40 rows of X are identical"):
+        BoundSVC(criterion="radius-margin", max_iter=3).fit(np.ones_like(X), y)
+    with pytest.raises(ValueError, match="zero variance"):      # the default strategy
         BoundSVC(max_iter=3).fit(np.ones_like(X), y)
 
 
@@ -333,7 +335,7 @@ def test_search_stuck_at_a_flat_start_warns(cancer_data, factor, loss):
     X, y = cancer_data
     X, y = X[:150], y[:150]
     with pytest.warns(SearchWarning, match="log_sigma2 at the start value.*standardise") as rec:
-        BoundSVC(loss=loss, max_iter=20).fit(X * factor, y)
+        BoundSVC(loss=loss, criterion="radius-margin", max_iter=20).fit(X * factor, y)
     assert all(issubclass(w.category, RuntimeWarning) for w in rec
                if issubclass(w.category, SearchWarning))
 
@@ -342,4 +344,4 @@ def test_no_search_warning_on_standardised_data(cancer_data):
     X, y = cancer_data
     with warnings.catch_warnings():
         warnings.simplefilter("error", SvmboundWarning)
-        BoundSVC(max_iter=20).fit(X[:150], y[:150])
+        BoundSVC(criterion="radius-margin", max_iter=20).fit(X[:150], y[:150])

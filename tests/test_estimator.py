@@ -26,7 +26,7 @@ def cancer():
 @pytest.mark.parametrize("loss", ["l1", "l2"])
 def test_fit_reaches_lower_bound_than_start_and_predicts(cancer, loss):
     X, y, Xt, yt = cancer
-    clf = BoundSVC(loss=loss).fit(X, y)
+    clf = BoundSVC(loss=loss, criterion="radius-margin").fit(X, y)
     res = clf.search_
     assert res.path[0]["x"] == [0.0, 0.0]
     assert res.fun < res.path[0]["value"]
@@ -75,7 +75,7 @@ def test_l1_no_bounded_sv_rule_keeps_the_model():
     """Chung §4.3: an L1 solution with no bounded SV is reported with C = max α, same model."""
     X, y = make_classification(n_samples=80, n_features=4, n_informative=4, n_redundant=0,
                                class_sep=3.0, random_state=1)
-    clf = BoundSVC(loss="l1", start=(6.0, 1.0)).fit(X, y)
+    clf = BoundSVC(loss="l1", criterion="radius-margin", start=(6.0, 1.0)).fit(X, y)
     assert clf.c_projected_
     C_search = float(np.exp(clf.search_.x[0]))
     assert clf.best_params_["C"] < C_search
@@ -182,8 +182,9 @@ def test_ard_with_one_group_is_the_isotropic_rbf(cancer):
 def test_ard_per_feature_lowers_the_bound_below_the_isotropic_optimum(cancer):
     X, y, Xt, yt = cancer
     X, y = X[:150, :8], y[:150]
-    ref = BoundSVC().fit(X, y)
-    clf = BoundSVC(kernel="ard", search="lbfgsb", start=ref.best_theta_[[0] + [1] * 8]).fit(X, y)
+    ref = BoundSVC(criterion="radius-margin").fit(X, y)
+    clf = BoundSVC(kernel="ard", criterion="radius-margin", search="lbfgsb",
+                   start=ref.best_theta_[[0] + [1] * 8]).fit(X, y)
     assert clf.best_params_["sigma2"].shape == (8,)
     assert clf.best_value_ < ref.best_value_ * (1 - 1e-3)
     crit = clf.make_criterion(X, np.where(y == clf.classes_[1], 1.0, -1.0))

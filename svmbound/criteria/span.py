@@ -90,6 +90,37 @@ def _kernel_derivative_matrices(kernel, X, Z=None) -> list:
         f"({type(kernel).__name__})")
 
 
+def _bordered_inverse_spd(A) -> np.ndarray | None:
+    """[[A, 1], [1ᵀ, 0]]⁻¹ for a symmetric positive definite A by its Cholesky factor, or None
+    when A is not numerically positive definite. With u = A⁻¹1 and s = 1ᵀu (Schur complement
+    −s): the inverse is [[A⁻¹ − uuᵀ/s, u/s], [uᵀ/s, −1/s]] — about n³ flops against the 2n³ of
+    an LU inverse of the bordered matrix."""
+    from scipy.linalg import LinAlgError, lapack
+
+    n = A.shape[0]
+    c, info = lapack.dpotrf(A, lower=0, clean=1, overwrite_a=0)
+    if info != 0:
+        return None
+    Ainv, info = lapack.dpotri(c, lower=0, overwrite_c=1)
+    if info != 0:
+        return None
+    Ainv = np.triu(Ainv)
+    Ainv = Ainv + np.triu(Ainv, 1).T
+    u = Ainv.sum(axis=1)
+    s = float(u.sum())
+    if not np.isfinite(s) or s <= 0 or not np.all(np.isfinite(Ainv)):
+        return None
+    G = np.empty((n + 1, n + 1))
+    try:
+        G[:n, :n] = Ainv - np.outer(u, u) / s
+    except (LinAlgError, FloatingPointError):  # pragma: no cover - defensive
+        return None
+    G[:n, n] = u / s
+    G[n, :n] = u / s
+    G[n, n] = -1.0 / s
+    return G
+
+
 def span_squared(K_sv, alpha_sv=None, eta: float = 0.0):
     """Squared spans of the support vectors (Chapelle eq. 12 and its regularised form, §6.4).
 
@@ -99,22 +130,80 @@ def span_squared(K_sv, alpha_sv=None, eta: float = 0.0):
     {Σ_{i≠p} λ_i Φ(x_i), Σ λ_i = 1} of the other support vectors (eq. 6). With η > 0 it is
     min_{Σλ=1} ‖Φ(x_p) − Σ_{i≠p} λ_i Φ(x_i)‖² + η Σ_{i≠p} λ_i²/α_i.
 
+    The inverse is formed from the Cholesky factor of K_SV + D (positive definite for the
+    L2-SVM's K̃ = K + I/C), falling back to an LU inverse of the bordered matrix.
     Returns (S², (M̃ + D)⁻¹, diag D[:n]).
     """
     K_sv = np.asarray(K_sv, dtype=np.float64)
     n = K_sv.shape[0]
-    G = np.zeros((n + 1, n + 1))
-    G[:n, :n] = K_sv
-    G[:n, n] = 1.0
-    G[n, :n] = 1.0
     d = np.zeros(n)
+    A = K_sv.copy()
     if eta > 0:
         d = eta / np.asarray(alpha_sv, dtype=np.float64)
-        G[np.arange(n), np.arange(n)] += d
-    Ginv = np.linalg.inv(G)
+        A[np.arange(n), np.arange(n)] += d
+    Ginv = _bordered_inverse_spd(A)
+    if Ginv is None:
+        G = np.zeros((n + 1, n + 1))
+        G[:n, :n] = A
+        G[:n, n] = 1.0
+        G[n, :n] = 1.0
+        Ginv = np.linalg.inv(G)
     with np.errstate(divide="ignore"):
         s2 = 1.0 / np.diag(Ginv)[:n] - d
     return s2, Ginv, d
+
+
+class HyperplaneSolver:
+    """Solves Chapelle's §6.3 system H (x, t) = (r, q), H = [[K̃^Y, y], [yᵀ, 0]], from one
+    factorisation: the Cholesky factor of K̃^Y = Y K̃ Y (positive definite for the L2-SVM), with
+    the border eliminated by its Schur complement — with a = (K̃^Y)⁻¹y, z = (K̃^Y)⁻¹r:
+    t = (yᵀz − q)/(yᵀa), x = z − a t. Falls back to an LU factorisation of H. Used twice per
+    span evaluation (``polish_alpha_b`` and ``alpha_b_adjoint``)."""
+
+    def __init__(self, Kt_sv, y_sv):
+        from scipy.linalg import lapack, lu_factor
+
+        self.y = np.asarray(y_sv, dtype=np.float64)
+        self.n = self.y.size
+        A = Kt_sv * np.outer(self.y, self.y)
+        self._cho = self._lu = None
+        try:
+            c, info = lapack.dpotrf(A, lower=0, clean=0, overwrite_a=1)
+            if info != 0:
+                raise np.linalg.LinAlgError("K~^Y is not positive definite")
+            self._cho = c
+            self._a = self._cho_solve(self.y)
+            self._s = float(self.y @ self._a)
+            if not (np.isfinite(self._s) and self._s > 0 and np.all(np.isfinite(self._a))):
+                raise np.linalg.LinAlgError("Schur complement not positive")
+        except np.linalg.LinAlgError:
+            self._cho = None
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # a singular H raises below, in solve
+                self._lu = lu_factor(hyperplane_system(Kt_sv, y_sv), check_finite=False)
+
+    def _cho_solve(self, r):
+        from scipy.linalg import lapack
+
+        x, info = lapack.dpotrs(self._cho, r, lower=0)
+        if info != 0:  # pragma: no cover - only for invalid arguments
+            raise np.linalg.LinAlgError(f"dpotrs failed (info {info})")
+        return x
+
+    def solve(self, r, q: float = 0.0) -> np.ndarray:
+        """(x, t) with K̃^Y x + y t = r, yᵀx = q."""
+        if self._cho is not None:
+            z = self._cho_solve(np.asarray(r, dtype=np.float64))
+            t = (float(self.y @ z) - q) / self._s
+            return np.concatenate([z - self._a * t, [t]])
+        from scipy.linalg import lu_solve
+
+        sol = lu_solve(self._lu, np.concatenate([r, [q]]), check_finite=False)
+        if not np.all(np.isfinite(sol)):
+            raise np.linalg.LinAlgError("singular hyperplane system")
+        return sol
 
 
 def hyperplane_system(Kt_sv, y_sv) -> np.ndarray:
@@ -128,18 +217,21 @@ def hyperplane_system(Kt_sv, y_sv) -> np.ndarray:
     return H
 
 
-def polish_alpha_b(Kt_sv, y_sv, alpha_sv, b):
+def polish_alpha_b(Kt_sv, y_sv, alpha_sv, b, system: HyperplaneSolver | None = None):
     """(α, b) on the support set from Chapelle's §6.3 system H (α, b) = (1, 0).
 
     For the L2-SVM every support vector is on the K̃-margin, so this linear system holds exactly
     at the optimum; solving it removes the solver's tolerance-level error from α and b (which the
     span's η/α_i terms would amplify) and makes the value consistent with the §6.3 derivatives.
     Falls back to the solver's (α, b) if the solve fails or gives a non-positive α_i (the SV set
-    returned by the solver was then not exact).
+    returned by the solver was then not exact). ``system``: a ``HyperplaneSolver`` of
+    (Kt_sv, y_sv) to reuse its factorisation.
     """
     n = y_sv.size
     try:
-        sol = np.linalg.solve(hyperplane_system(Kt_sv, y_sv), np.r_[np.ones(n), 0.0])
+        if system is None:
+            system = HyperplaneSolver(Kt_sv, y_sv)
+        sol = system.solve(np.ones(n), 0.0)
     except np.linalg.LinAlgError:
         return alpha_sv, b
     if not np.all(np.isfinite(sol)) or np.any(sol[:n] <= 0):
@@ -147,11 +239,13 @@ def polish_alpha_b(Kt_sv, y_sv, alpha_sv, b):
     return sol[:n], float(sol[n])
 
 
-def alpha_b_adjoint(Kt_sv, y_sv, g_alpha, g_b: float = 0.0) -> np.ndarray:
+def alpha_b_adjoint(Kt_sv, y_sv, g_alpha, g_b: float = 0.0,
+                    system: HyperplaneSolver | None = None) -> np.ndarray:
     """u = H⁻¹ (g_α, g_b), so that g_αᵀ dα + g_b db = −u[:n]ᵀ (∂K̃^Y/∂θ) α
     = −Σ_ij (u∘y)_i (α∘y)_j ∂K̃_ij/∂θ   (Chapelle §6.3 in adjoint form, H symmetric)."""
-    H = hyperplane_system(Kt_sv, y_sv)
-    return np.linalg.solve(H, np.concatenate([g_alpha, [g_b]]))[:y_sv.size]
+    if system is None:
+        system = HyperplaneSolver(Kt_sv, y_sv)
+    return system.solve(np.asarray(g_alpha, dtype=np.float64), g_b)[:y_sv.size]
 
 
 # --------------------------------------------------------------------------------------------
@@ -170,7 +264,11 @@ class _L2SVEstimate(Criterion):
         Xsv = self.X[sv]
         Kt = kernel.block(Xsv)
         Kt[np.diag_indices_from(Kt)] += 1.0 / C
-        a, b = polish_alpha_b(Kt, self.y[sv], sol.alpha[sv], sol.b)
+        try:
+            self._system = HyperplaneSolver(Kt, self.y[sv])
+        except np.linalg.LinAlgError:
+            self._system = None
+        a, b = polish_alpha_b(Kt, self.y[sv], sol.alpha[sv], sol.b, self._system)
         return sol, sv, Kt, a, b
 
     def _info(self, sol, value) -> dict:
@@ -241,7 +339,7 @@ class SpanBound(_L2SVEstimate):
         g = dpsi * s2
         if self.eta > 0:
             g = g - self.eta * (np.diag(P) - dpsi * a) / a ** 2
-        u = alpha_b_adjoint(Kt, ysv, g)
+        u = alpha_b_adjoint(Kt, ysv, g, system=self._system)
         W = P - np.outer(u * ysv, a * ysv)
         W = 0.5 * (W + W.T)
         grad = np.empty(self.n_params)

@@ -22,7 +22,7 @@ class GridResult:
     log_sigma2: np.ndarray       # (n_s,)
     values: np.ndarray           # (n_s, n_C) criterion values
     test_error: np.ndarray | None  # (n_s, n_C) test error rates, or None
-    n_sv: np.ndarray             # (n_s, n_C)
+    n_sv: np.ndarray             # (n_s, n_C); −1 where no full-data SVM was trained (cv-error)
     time_s: float
     n_evaluations: int
     path: list | None = None     # every evaluation in visiting order (SearchResult.path format)
@@ -42,20 +42,6 @@ def grid_range(start: float, stop: float, step: float) -> np.ndarray:
         raise ValueError(f"grid range {start}..{stop} cannot be reached with step {step}")
     n = int(np.floor((stop - start) / step + 1e-9)) + 1
     return start + step * np.arange(n)
-
-
-def _model_at(criterion, theta, need: bool):
-    """The SVM the criterion trained on its whole training data at θ (its last solve), or —
-    for criteria that train only on folds or held-out subsets (cv-error) — None, or a fresh
-    solve at θ when ``need`` (a test error is asked for)."""
-    from ..criteria.base import _kernel_key
-
-    C, kernel = criterion.split_theta(theta)
-    sol = criterion._svm_prev
-    if (sol is not None and sol.C == C and sol.alpha.shape == criterion.y.shape
-            and criterion._svm_prev_key == _kernel_key(kernel)):
-        return sol
-    return criterion.solve_svm(C, kernel) if need else None
 
 
 def grid_axis(spec, name: str = "grid") -> np.ndarray:
@@ -97,12 +83,17 @@ def evaluate_grid(criterion, log_C, log_sigma2, X_test=None, y_test=None,
         cols = range(log_C.size) if i % 2 == 0 else range(log_C.size - 1, -1, -1)
         for j in cols:
             theta = np.array([log_C[j], ls])
+            before = criterion._svm_prev
             ev = criterion.evaluate(theta, need_grad=False)
             values[i, j] = ev.value
             path.append({"x": [float(v) for v in theta], "value": float(ev.value), "grad": None,
                          "time_s": time.perf_counter() - t0, "accepted": False})
-            sol = _model_at(criterion, theta, need=err is not None)
-            n_sv[i, j] = sol.support.size if sol is not None else ev.info.get("n_sv", -1)
+            sol = criterion._svm_prev
+            if sol is before:
+                # no full-data SVM at this point (cv-error trains on the folds only): train
+                # one for the test error, else leave n_sv unknown
+                sol = None if err is None else criterion.solve_svm(*criterion.split_theta(theta))
+            n_sv[i, j] = -1 if sol is None else sol.support.size
             if err is not None:
                 _, kernel = criterion.split_theta(theta)
                 f = decision_function(criterion.X, criterion.y, sol.alpha, sol.b, kernel, X_test)

@@ -1,0 +1,403 @@
+"""svmbound against the tuners users run today, on the same splits, in one run (issue 12, 14).
+
+Peers (scikit-learn's SVC, RBF kernel, 5-fold stratified CV with shuffling seeded per case):
+* ``grid``: GridSearchCV over LIBSVM grid.py's default grid, C = 2^-5, 2^-3, …, 2^15 and
+  gamma = 2^3, 2^1, …, 2^-15 (110 points, 551 trainings);
+* ``random``: RandomizedSearchCV, 30 draws log-uniform over the same box (151 trainings);
+* ``halving``: HalvingGridSearchCV over the same grid;
+* ``optuna``: Optuna TPE, 30 trials of the same 5-fold CV (optuna: benchmarks-only extra;
+  skipped with a note when it is not installed).
+svmbound: ``l2`` and ``l1`` are ``BoundSVC(loss=...)`` with the defaults; ``rm-l2`` / ``rm-l1``
+are the radius–margin bound alone from (0, 0) (the default before issue 12); ``span`` the span
+bound alone.
+
+Cases (suites):
+* ``ida``: the 8 IDA sets × splits 1–10 (pre-standardised);
+* ``libsvm``: australian, heart_scale, breast-cancer (ID column dropped), fourclass, splice,
+  mushrooms, w1a (standardised; 50/50 stratified split with seed 0), svmguide1 and a1a (their
+  test files; svmguide1 scaled to [−1, 1] on the training ranges as LIBSVM's guide does), and
+  ijcnn1 with 5,000 training rows drawn by ``RandomState(0).choice(49990, 5000)`` and 20,000
+  test rows drawn next from the test file;
+* ``sklearn``: scikit-learn's bundled binary tasks — breast_cancer, iris versicolor vs virginica,
+  digits 3 vs 8, wine class 1 vs the others (standardised; 50/50 stratified split, seed 0).
+
+Reported per case: test error, error on each class, wall time, SVM trainings; per suite and
+method: mean and worst error difference against ``grid`` and the geometric-mean time ratio
+(peer time / svmbound time).
+
+    python benchmarks/vs_peers.py [--data DIR] [--quick] [--jobs N] [--suites ida libsvm sklearn]
+        [--methods grid random halving optuna l2 l1] [--shard I/N --json-out FILE]
+        [--merge FILE ...] [--out BENCHMARKS.md]
+
+``--shard I/N --json-out F`` runs every N-th case (for several processes, each pinned to its
+own cores with taskset) and writes one JSON line per case; ``--merge F ...`` reads such files
+and prints / writes the report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _report import data_root, machine_description, write_section  # noqa: E402
+
+GRID = {"C": 2.0 ** np.arange(-5, 16, 2), "gamma": 2.0 ** np.arange(3, -16, -2)}
+BOX = {"C": (2.0 ** -5, 2.0 ** 15), "gamma": (2.0 ** -15, 2.0 ** 3)}
+PEERS = ("grid", "random", "halving", "optuna")
+OURS = {"l2": {"loss": "l2"}, "l1": {"loss": "l1"},
+        "rm-l2": {"loss": "l2", "criterion": "radius-margin"},
+        "rm-l1": {"loss": "l1", "criterion": "radius-margin"},
+        "span": {"loss": "l2", "criterion": "span"},
+        # experimental: the default strategy with many candidates, to study which ones CV
+        # should see (with --candidate-errors)
+        "l2-wide": {"loss": "l2"}, "l1-wide": {"loss": "l1"}}
+WIDE_STEPS = ((-2.0, 0.0), (2.0, 0.0), (4.0, 0.0), (0.0, -1.0), (0.0, 1.0))
+DEFAULT_METHODS = ("grid", "random", "halving", "optuna", "l2", "l1")
+ALONE = ("mushrooms", "ijcnn1-5k")  # with --shard: one shard each
+IDA_SETS = ("banana", "breast-cancer", "german", "heart", "image", "ringnorm", "titanic",
+            "waveform")
+
+
+# -- cases ----------------------------------------------------------------------------------
+def _standardise(X, Xt):
+    from sklearn.preprocessing import StandardScaler
+
+    sc = StandardScaler().fit(X)
+    return sc.transform(X), sc.transform(Xt)
+
+
+def _split(X, y, seed=0):
+    from sklearn.model_selection import train_test_split
+
+    X, Xt, y, yt = train_test_split(X, y, test_size=0.5, stratify=y, random_state=seed)
+    X, Xt = _standardise(X, Xt)
+    return X, y, Xt, yt
+
+
+def _libsvm(root, name, n_features=None):
+    from svmbound.datasets import load_libsvm
+
+    return load_libsvm(root / "libsvm" / name, n_features=n_features)
+
+
+def _dense(root, name):
+    from svmbound.datasets import _open_binary
+
+    with _open_binary(root / "libsvm" / "dense" / name) as fh:
+        a = np.loadtxt(fh)
+    return a[:, 1:], a[:, 0]
+
+
+def _svmguide1(root):
+    X, y = _libsvm(root, "svmguide1.bz2", 4)
+    Xt, yt = _libsvm(root, "svmguide1.t.bz2", 4)
+    lo, hi = X.min(axis=0), X.max(axis=0)          # svm-scale -l -1 -u 1 on the training ranges
+    span = np.where(hi > lo, hi - lo, 1.0)
+    return 2 * (X - lo) / span - 1, y, 2 * (Xt - lo) / span - 1, yt
+
+
+def _ijcnn1_sample(root):
+    X, y = _libsvm(root, "ijcnn1.bz2", 22)
+    Xt, yt = _libsvm(root, "ijcnn1.t.bz2", 22)
+    rs = np.random.RandomState(0)
+    tr = rs.choice(X.shape[0], 5000, replace=False)
+    te = rs.choice(Xt.shape[0], 20000, replace=False)
+    return X[tr], y[tr], Xt[te], yt[te]
+
+
+def _sklearn_task(name):
+    from sklearn import datasets as d
+
+    if name == "breast_cancer":
+        X, y = d.load_breast_cancer(return_X_y=True)
+    elif name == "iris-2v3":
+        X, y = d.load_iris(return_X_y=True)
+        X, y = X[y > 0], y[y > 0]
+    elif name == "digits-3v8":
+        X, y = d.load_digits(return_X_y=True)
+        keep = (y == 3) | (y == 8)
+        X, y = X[keep], y[keep]
+    elif name == "wine-1vrest":
+        X, y = d.load_wine(return_X_y=True)
+        y = (y == 1).astype(int)
+    else:
+        raise ValueError(name)
+    return _split(X, y)
+
+
+def cases(root, suites, quick=False):
+    """[(suite, name, loader)] in a fixed order."""
+    from svmbound.datasets import load_ida
+
+    out = []
+    if "ida" in suites:
+        for split in range(1, (2 if quick else 10) + 1):
+            for s in IDA_SETS:
+                out.append(("ida", f"{s}/{split}",
+                            lambda s=s, k=split: load_ida(s, k, root)))
+    if "libsvm" in suites:
+        lib = [("australian", lambda: _split(*_libsvm(root, "australian.bz2", 14))),
+               ("heart_scale", lambda: _split(*_libsvm(root, "heart_scale", 13))),
+               ("breast-cancer", lambda: _split(_libsvm(root, "breast-cancer.bz2", 10)[0][:, 1:],
+                                                _libsvm(root, "breast-cancer.bz2", 10)[1])),
+               ("fourclass", lambda: _split(*_dense(root, "fourclass_scale.dense.txt.xz"))),
+               ("splice", lambda: _split(*_dense(root, "splice_train.dense.txt.xz"))),
+               ("svmguide1", lambda: _svmguide1(root)),
+               ("a1a", lambda: (*_libsvm(root, "a1a.bz2", 123), *_libsvm(root, "a1a.t.bz2", 123))),
+               ("w1a", lambda: _split(*_libsvm(root, "w1a.bz2", 300))),
+               ("mushrooms", lambda: _split(*_libsvm(root, "mushrooms.bz2", 112))),
+               ("ijcnn1-5k", lambda: _ijcnn1_sample(root))]
+        if quick:
+            lib = [c for c in lib if c[0] in ("australian", "heart_scale", "fourclass")]
+        out += [("libsvm", n, f) for n, f in lib]
+    if "sklearn" in suites:
+        names = ("breast_cancer", "iris-2v3", "digits-3v8", "wine-1vrest")
+        out += [("sklearn", n, lambda n=n: _sklearn_task(n)) for n in names]
+    return out
+
+
+# -- methods --------------------------------------------------------------------------------
+def _cv(seed):
+    from sklearn.model_selection import StratifiedKFold
+
+    return StratifiedKFold(5, shuffle=True, random_state=seed)
+
+
+def run_peer(method, X, y, seed, jobs):
+    """(fitted estimator, trainings)."""
+    from sklearn.svm import SVC
+
+    if method == "grid":
+        from sklearn.model_selection import GridSearchCV
+
+        est = GridSearchCV(SVC(), GRID, cv=_cv(seed), n_jobs=jobs).fit(X, y)
+        return est, len(est.cv_results_["params"]) * 5 + 1
+    if method == "random":
+        from scipy.stats import loguniform
+        from sklearn.model_selection import RandomizedSearchCV
+
+        dist = {k: loguniform(*v) for k, v in BOX.items()}
+        est = RandomizedSearchCV(SVC(), dist, n_iter=30, cv=_cv(seed), n_jobs=jobs,
+                                 random_state=seed).fit(X, y)
+        return est, 30 * 5 + 1
+    if method == "halving":
+        from sklearn.experimental import enable_halving_search_cv  # noqa: F401
+        from sklearn.model_selection import HalvingGridSearchCV
+
+        est = HalvingGridSearchCV(SVC(), GRID, cv=_cv(seed), n_jobs=jobs,
+                                  random_state=seed).fit(X, y)
+        return est, int(np.sum(est.n_candidates_)) * 5 + 1
+    if method == "optuna":
+        import optuna
+        from sklearn.model_selection import cross_val_score
+
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+        def objective(trial):
+            C = trial.suggest_float("C", *BOX["C"], log=True)
+            g = trial.suggest_float("gamma", *BOX["gamma"], log=True)
+            return cross_val_score(SVC(C=C, gamma=g), X, y, cv=_cv(seed), n_jobs=jobs).mean()
+
+        study = optuna.create_study(direction="maximize",
+                                    sampler=optuna.samplers.TPESampler(seed=seed))
+        study.optimize(objective, n_trials=30)
+        return SVC(**study.best_params).fit(X, y), 30 * 5 + 1
+    raise ValueError(method)
+
+
+def run_ours(method, X, y, seed, jobs=None):
+    from svmbound import BoundSVC
+
+    from svmbound import strategy
+
+    saved = strategy.NEIGHBOUR_STEPS, strategy.START_STEPS
+    if method.endswith("-wide"):
+        strategy.NEIGHBOUR_STEPS = strategy.START_STEPS = WIDE_STEPS
+    try:
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            est = BoundSVC(random_state=seed, n_jobs=jobs, **OURS[method]).fit(X, y)
+    finally:
+        strategy.NEIGHBOUR_STEPS, strategy.START_STEPS = saved
+    est.bench_warnings_ = [str(x.message) for x in w if issubclass(x.category, RuntimeWarning)]
+    return est, est.n_trainings_
+
+
+def _test_error_at(est, X, y, Xt, yt, theta):
+    """Test error of the SVM of ``est``'s loss trained at θ (not timed; for analysing how the
+    candidates of the default strategy compare)."""
+    from svmbound.solvers import decision_function, solve_svm_dual
+
+    y_pm = np.where(y == est.classes_[1], 1.0, -1.0)
+    kernel = est.kernel_.with_theta(np.asarray(theta[1:])) if len(theta) > 1 else est.kernel_
+    sol = solve_svm_dual(X, y_pm, kernel, float(np.exp(theta[0])), loss=est.loss, tol=1e-3)
+    f = decision_function(X, y_pm, sol.alpha, sol.b, kernel, Xt)
+    return float(np.mean(np.where(f > 0, est.classes_[1], est.classes_[0]) != yt))
+
+
+def evaluate_case(suite, name, loader, methods, jobs, seed=0, candidate_errors=False):
+    X, y, Xt, yt = loader()
+    X = np.ascontiguousarray(X, dtype=float)
+    Xt = np.ascontiguousarray(Xt, dtype=float)
+    classes = np.unique(y)
+    rec = {"suite": suite, "case": name, "n_train": int(X.shape[0]), "n_test": int(Xt.shape[0]),
+           "n_features": int(X.shape[1]), "methods": {}}
+    for m in methods:
+        t0 = time.perf_counter()
+        try:
+            est, n_train = (run_peer(m, X, y, seed, jobs) if m in PEERS else
+                            run_ours(m, X, y, seed, jobs))
+        except ImportError as exc:
+            rec["methods"][m] = {"skipped": f"{type(exc).__name__}: {exc}"}
+            continue
+        t = time.perf_counter() - t0
+        pred = est.predict(Xt)
+        per_class = {str(c): float(np.mean(pred[yt == c] != c)) for c in classes}
+        r = {"error": float(np.mean(pred != yt)), "class_errors": per_class, "time_s": t,
+             "trainings": int(n_train)}
+        params = getattr(est, "best_params_", None)
+        if params is not None:
+            r["params"] = {k: float(v) for k, v in params.items() if np.isscalar(v)}
+        if hasattr(est, "search_"):
+            r["chosen"] = est.search_.get("chosen")
+            r["warnings"] = est.bench_warnings_
+            if candidate_errors and "candidates" in est.search_:
+                r["candidates"] = [dict(c, test_error=_test_error_at(est, X, y, Xt, yt, c["x"]))
+                                   for c in est.search_.candidates]
+        rec["methods"][m] = r
+    return rec
+
+
+# -- report ---------------------------------------------------------------------------------
+def _gmean(v):
+    v = [x for x in v if x > 0 and np.isfinite(x)]
+    return math.exp(sum(math.log(x) for x in v) / len(v)) if v else float("nan")
+
+
+def report(records, methods) -> str:
+    ours = [m for m in methods if m not in PEERS]
+    peers = [m for m in methods if m in PEERS]
+    lines = []
+    for suite in dict.fromkeys(r["suite"] for r in records):
+        rs = [r for r in records if r["suite"] == suite]
+        lines += [f"### Suite `{suite}` ({len(rs)} cases)", ""]
+        head = "| case (n train) | " + " | ".join(f"{m} err % (t s)" for m in methods) + " |"
+        lines += [head, "|" + "---|" * (len(methods) + 1)]
+        for r in rs:
+            cells = []
+            for m in methods:
+                x = r["methods"].get(m, {})
+                cells.append("–" if "error" not in x else
+                             f"{100 * x['error']:.2f} ({x['time_s']:.1f})")
+            lines.append(f"| {r['case']} ({r['n_train']}) | " + " | ".join(cells) + " |")
+        lines += ["", "| method | mean err % | mean − grid | worst − grid (case) | "
+                  "cases > +2 | worst class err % (mean) | grid time / time (gmean) | "
+                  "random time / time (gmean) | trainings (median) |", "|---|---|---|---|---|---|---|---|---|"]
+        for m in methods:
+            ok = [r for r in rs if "error" in r["methods"].get(m, {})
+                  and "error" in r["methods"].get("grid", {})]
+            if not ok:
+                continue
+            e = np.array([r["methods"][m]["error"] for r in ok]) * 100
+            g = np.array([r["methods"]["grid"]["error"] for r in ok]) * 100
+            d = e - g
+            k = int(np.argmax(d))
+            worst_cls = np.mean([max(r["methods"][m]["class_errors"].values()) for r in ok]) * 100
+            tg = _gmean([r["methods"]["grid"]["time_s"] / r["methods"][m]["time_s"] for r in ok])
+            tr = _gmean([r["methods"]["random"]["time_s"] / r["methods"][m]["time_s"]
+                         for r in ok if "time_s" in r["methods"].get("random", {})])
+            tn = np.median([r["methods"][m]["trainings"] for r in ok])
+            lines.append(f"| {m} | {e.mean():.2f} | {d.mean():+.2f} | {d[k]:+.2f} "
+                         f"({ok[k]['case']}) | {int(np.sum(d > 2))} | {worst_cls:.2f} | "
+                         f"{tg:.1f}× | {tr:.1f}× | {tn:.0f} |")
+        lines.append("")
+    if ours:
+        lines.append("Targets (issue 12: mean − grid ≤ 0, no case > +2, ≥ 30× faster than grid "
+                     "on 2 cores; issue 14: ≥ 50× / ≥ 10× random on 2 cores): see the rows "
+                     + ", ".join(f"`{m}`" for m in ours) + f" against {', '.join(peers)}.")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", default=None, help="data root (default $SVMBOUND_DATA or ../shared/data)")
+    ap.add_argument("--quick", action="store_true", help="IDA splits 1–2, three LIBSVM sets")
+    ap.add_argument("--jobs", type=int, default=1, help="n_jobs of the peers (default 1)")
+    ap.add_argument("--suites", nargs="+", default=["ida", "libsvm", "sklearn"])
+    ap.add_argument("--methods", nargs="+", default=list(DEFAULT_METHODS),
+                    help="of " + ", ".join(PEERS + tuple(OURS)))
+    ap.add_argument("--cases", nargs="+", default=None, help="only these case names")
+    ap.add_argument("--shard", default=None, help="I/N: run every N-th case from the I-th")
+    ap.add_argument("--json-out", default=None, help="append one JSON line per case here")
+    ap.add_argument("--merge", nargs="+", default=None, help="report from these JSON-line files")
+    ap.add_argument("--out", help="write the report into this markdown file")
+    ap.add_argument("--candidate-errors", action="store_true",
+                    help="also record the test error at every candidate of the default strategy")
+    ap.add_argument("--dry-run", action="store_true", help="list the cases and stop")
+    ap.add_argument("--note", default="", help="text put before the tables (machine, pinning)")
+    args = ap.parse_args(argv)
+    for m in args.methods:
+        if m not in PEERS and m not in OURS:
+            ap.error(f"unknown method {m!r}")
+    if args.merge:
+        records = [json.loads(ln) for f in args.merge for ln in open(f) if ln.strip()]
+        order = {n: i for i, (_, n, _) in enumerate(cases(Path("."), ("ida", "libsvm", "sklearn")))}
+        records.sort(key=lambda r: order.get(r["case"], 1e9))
+    else:
+        root = data_root(args.data)
+        if root is None:
+            return 2
+        todo = cases(root, args.suites, args.quick)
+        if args.cases:
+            todo = [c for c in todo if c[1] in args.cases]
+        if args.shard:
+            # the two slowest cases get a shard each; the others go round-robin over the rest,
+            # the slower ones first
+            i, n = (int(v) for v in args.shard.split("/"))
+            alone = [c for c in todo if c[1] in ALONE][:max(n - 1, 0)]
+            rest = [c for c in todo if c not in alone]
+            heavy = ("svmguide1", "a1a", "w1a")
+            rest.sort(key=lambda c: (heavy.index(c[1]) if c[1] in heavy else len(heavy),
+                                     not c[1].startswith("image")))
+            todo = [alone[i]] if i < len(alone) else rest[i - len(alone)::n - len(alone)]
+        if args.dry_run:
+            print("\n".join(c[1] for c in todo))
+            return 0
+        from svmbound import BoundSVC
+        from sklearn.datasets import make_classification
+
+        BoundSVC().fit(*make_classification(60, 4, random_state=0))  # numba compile, not timed
+        records = []
+        for suite, name, loader in todo:
+            rec = evaluate_case(suite, name, loader, args.methods, args.jobs,
+                                candidate_errors=args.candidate_errors)
+            records.append(rec)
+            print(json.dumps({"case": name, **{m: round(100 * v["error"], 2)
+                                               for m, v in rec["methods"].items() if "error" in v}},
+                             ), flush=True)
+            if args.json_out:
+                with open(args.json_out, "a") as fh:
+                    fh.write(json.dumps(rec) + "\n")
+    methods = [m for m in args.methods if any(m in r["methods"] for r in records)]
+    text = report(records, methods)
+    print(text)
+    if args.out:
+        cmd = "python benchmarks/vs_peers.py " + " ".join(argv if argv is not None else sys.argv[1:])
+        body = (f"Command: `{cmd.strip()}`\n\n{args.note + ' ' if args.note else ''}"
+                f"{machine_description()}\n\n{text}\n")
+        write_section(args.out, "svmbound vs peers (issues 12, 14)", body)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""Checks of a tuned model that we cannot stand behind (issue 12, item 2).
+
+After a search the final SVM is checked for:
+
+* **one class**: every training point gets the same predicted label although there are two
+  classes (e.g. all α at the box with b deciding alone);
+* **trivial training error**: the training error is at or above the minority rate r_min =
+  min(ℓ₊, ℓ₋)/ℓ, the error of always predicting the majority class — the model is no better
+  than no model at all;
+* **vacuous criterion**: the criterion's estimate of the leave-one-out error rate (its value /
+  ℓ for the bounds and error counts, ``info['rate']``) is at or above r_min, so it certifies
+  nothing (the radius–margin bound on ijcnn1: 0.29 against r_min = 0.10);
+* **unconverged solve**: the final SVM dual stopped at its iteration cap above tolerance.
+
+Each problem is a short sentence; the estimator falls back to the default strategy or warns
+with a :class:`ModelWarning` (a ``RuntimeWarning``) and records them in ``search_.problems``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .exceptions import SvmboundWarning
+
+
+class ModelWarning(SvmboundWarning, RuntimeWarning):
+    """A tuned model svmbound cannot stand behind (see :mod:`svmbound.checks`)."""
+
+
+def minority_rate(y_pm) -> float:
+    """min(ℓ₊, ℓ₋)/ℓ: the error rate of always predicting the majority class."""
+    y_pm = np.asarray(y_pm)
+    n_pos = int(np.count_nonzero(y_pm > 0))
+    return min(n_pos, y_pm.size - n_pos) / y_pm.size
+
+
+def model_problems(y_pm, train_decision, converged: bool = True,
+                   criterion_rate: float | None = None, criterion: str | None = None) -> list[str]:
+    """The problems (list of sentences, empty when none) of a final binary model, from its
+    decision values on the training points (y_pm in {−1, +1})."""
+    y_pm = np.asarray(y_pm)
+    f = np.asarray(train_decision)
+    problems = []
+    r_min = minority_rate(y_pm)
+    pred = np.where(f > 0, 1.0, -1.0)
+    if np.unique(pred).size < 2 and np.unique(y_pm).size == 2:
+        problems.append("the model predicts one class for every training point")
+    err = float(np.mean(pred != y_pm))
+    if r_min > 0 and err >= r_min:
+        problems.append(f"training error {err:.3f} is at or above the majority-class rate "
+                        f"{r_min:.3f} (no better than always predicting the larger class)")
+    if criterion_rate is not None and np.isfinite(criterion_rate) and r_min > 0 \
+            and criterion_rate >= r_min:
+        problems.append(f"the {criterion or 'criterion'} estimate of the error rate, "
+                        f"{criterion_rate:.3f}, is at or above the majority-class rate "
+                        f"{r_min:.3f}: the bound is vacuous there")
+    if not converged:
+        problems.append("the final SVM solve did not converge (iteration cap reached)")
+    return problems
+
+
+#: Problems that make a model unusable (a fallback is tried); the others only warn.
+SEVERE = ("predicts one class", "training error")
+
+
+def is_severe(problems) -> bool:
+    return any(any(key in p for key in SEVERE) for p in problems)

@@ -1,0 +1,246 @@
+"""LIBSVM habits of ``svmbound tune``: grid.py's options and the export option.
+
+* ``-log2c begin,end,step`` and ``-log2g begin,end,step`` (or ``null``): grid.py's base-2
+  grids of C and of the RBF γ, searched as our grid over ln C = log2c·ln 2 and
+  ln σ² = −ln(2γ) = −(log2g + 1)·ln 2 (``--search grid``). ``null`` keeps LIBSVM's default
+  (C = 1; γ = 1/number of features). A missing one takes grid.py's default (-5,15,2 and
+  3,-15,-2); with the linear kernel there is no γ.
+* ``-v n``: n-fold cross-validation, i.e. the criterion 'cv-error' with n folds. With a search
+  that cannot minimise it (the gradient searches, bfgs by default) it also implies grid.py's grid.
+* ``-out FILE``: grid.py's output, one line per evaluated grid point,
+  ``log2c=… log2g=… rate=…`` with rate the cross-validation accuracy in percent (svm-train's
+  ``%g``); needs the cv-error criterion.
+* With any of them the loss defaults to l1 (LIBSVM's C-SVC, what grid.py tunes).
+* ``--model FILE``: write the final model in LIBSVM's format (loss l1; rbf, linear or poly
+  kernel), checked before the search runs.
+
+argparse reads ``-log2c -5,15,2`` as two options; ``fix_argv`` joins such values
+(``-log2c=-5,15,2``) before parsing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+#: grid.py's defaults (LIBSVM tools/grid.py).
+DEFAULT_LOG2C = (-5.0, 15.0, 2.0)
+DEFAULT_LOG2G = (3.0, -15.0, -2.0)
+DEFAULT_FOLDS = 5
+GRID_OPTIONS = ("-log2c", "-log2g")
+_GRADIENT_SEARCHES = ("bfgs", "lbfgsb", "projected-gradient")
+_LN2 = math.log(2.0)
+
+
+def _range_arg(text):
+    if text == "null":
+        return "null"
+    parts = text.split(",")
+    try:
+        values = tuple(float(v) for v in parts)
+    except ValueError:
+        values = ()
+    if len(values) != 3 or not all(math.isfinite(v) for v in values):
+        raise argparse.ArgumentTypeError(f"expected begin,end,step or null, got {text!r}")
+    return values
+
+
+def _folds_arg(text):
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 2:
+        raise argparse.ArgumentTypeError(f"expected a number of folds >= 2, got {text!r}")
+    return n
+
+
+def add_options(p) -> None:
+    """grid.py's options, --model and --n-features on the ``tune`` parser."""
+    p.add_argument("--model", metavar="FILE",
+                   help="write the final model in LIBSVM's format (svm-predict, svm_load_model); "
+                        "needs --loss l1 and the rbf, linear or poly kernel")
+    p.add_argument("--n-features", type=int, metavar="N",
+                   help="number of features (when the training file does not use the last "
+                        "index); test features beyond it are ignored with a warning")
+    g = p.add_argument_group(
+        "grid.py options", "LIBSVM's tools/grid.py habits; with any of them --loss defaults to l1")
+    g.add_argument("-log2c", type=_range_arg, metavar="BEGIN,END,STEP|null",
+                   help="grid of log2(C) (grid.py default -5,15,2; null: C = 1); implies "
+                        "--search grid")
+    g.add_argument("-log2g", type=_range_arg, metavar="BEGIN,END,STEP|null",
+                   help="grid of log2(gamma), gamma = 1/(2 sigma^2) of the rbf kernel "
+                        "(grid.py default 3,-15,-2; null: gamma = 1/features); implies "
+                        "--search grid")
+    g.add_argument("-v", type=_folds_arg, dest="folds", metavar="N",
+                   help="N-fold cross-validation: --criterion cv-error with N folds (and "
+                        "grid.py's grid unless --search annealing)")
+    g.add_argument("-out", dest="gridpy_out", metavar="FILE",
+                   help="grid.py's output: a line 'log2c=.. log2g=.. rate=..' per grid point, "
+                        "rate = cross-validation accuracy in percent")
+    p.set_defaults(loss=None)
+
+
+def fix_argv(argv):
+    """``-log2c -5,15,2`` → ``-log2c=-5,15,2`` (argparse takes '-5,15,2' for an option)."""
+    out, i = [], 0
+    while i < len(argv):
+        a = argv[i]
+        if a in GRID_OPTIONS and i + 1 < len(argv) and argv[i + 1].startswith("-"):
+            out.append(f"{a}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(a)
+        i += 1
+    return out
+
+
+def grid_values(begin, end, step) -> list[float]:
+    """grid.py's ``range_f``: begin, begin+step, … while not past end (repeated addition)."""
+    if step == 0:
+        raise ValueError(f"grid step must be non-zero, got {begin},{end},{step}")
+    if (end - begin) * step < 0:
+        raise ValueError(f"grid range {begin}..{end} cannot be reached with step {step}")
+    seq = []
+    while not ((step > 0 and begin > end) or (step < 0 and begin < end)):
+        seq.append(begin)
+        begin = begin + step
+    return seq
+
+
+@dataclass
+class GridPy:
+    """The grid.py options of one ``svmbound tune`` call, resolved."""
+
+    log2c: list | None        # grid.py's sequence of log2 C, None for null
+    log2g: list | None        # grid.py's sequence of log2 gamma, None for null / no gamma
+    folds: int | None         # -v
+    out: str | None           # -out
+    grid: bool                # the grid search over the grid.py grid
+
+    def ln_c_axis(self):
+        """(begin, end, step) of ln C for ``--grid-log-c``."""
+        if self.log2c is None:
+            return (0.0, 0.0, 1.0)
+        step = (self.log2c[1] - self.log2c[0]) if len(self.log2c) > 1 else 1.0
+        return (self.log2c[0] * _LN2, self.log2c[-1] * _LN2, step * _LN2)
+
+    def ln_sigma2_axis(self, n_features=None):
+        """(begin, end, step) of ln σ² = −(log2 γ + 1)·ln 2 for ``--grid-log-sigma2``; for
+        ``-log2g null`` the single point γ = 1/n_features."""
+        if self.log2g is None:
+            v = math.log(n_features / 2.0)            # LIBSVM's default γ = 1/n_features
+            return (v, v, 1.0)
+        step = (self.log2g[1] - self.log2g[0]) if len(self.log2g) > 1 else -1.0
+        return (-(self.log2g[0] + 1.0) * _LN2, -(self.log2g[-1] + 1.0) * _LN2, -step * _LN2)
+
+    def lines(self, path, n_samples) -> list[str]:
+        """grid.py's output lines for the evaluated points of a grid search (``path``: the
+        search result's path, x = (ln C[, ln σ²]), value = number of CV errors)."""
+        out = []
+        ln_c0, _, ln_cs = self.ln_c_axis()
+        for p in path:
+            text = ""
+            if self.log2c is not None:
+                text += f"log2c={self.log2c[int(round((p['x'][0] - ln_c0) / ln_cs))]} "
+            if self.log2g is not None:
+                ln_s0, _, ln_ss = self.ln_sigma2_axis()
+                text += f"log2g={self.log2g[int(round((p['x'][1] - ln_s0) / ln_ss))]} "
+            out.append(text + f"rate={cv_rate(p['value'], n_samples)}")
+        return out
+
+
+def cv_rate(n_errors, n_samples) -> float:
+    """Cross-validation accuracy in percent as svm-train prints it (``%g``) and grid.py reads it."""
+    correct = n_samples - int(round(n_errors))
+    return float(f"{100.0 * correct / n_samples:g}")
+
+
+def _check_writable(path, option):
+    parent = Path(path).expanduser().resolve().parent
+    if not parent.is_dir():
+        raise ValueError(f"{option} {path}: directory {parent} does not exist")
+
+
+def resolve(args) -> GridPy | None:
+    """Before loading the data: turn the grid.py options into tune options (loss, criterion,
+    search) and check --model, so that a bad combination fails before the search. Returns the
+    resolved grid.py options, or None when none was given."""
+    from .export import check_exportable
+
+    given = [o for o, v in (("-log2c", args.log2c), ("-log2g", args.log2g), ("-v", args.folds),
+                            ("-out", args.gridpy_out)) if v is not None]
+    if args.loss is None:
+        args.loss = "l1" if given else "l2"
+    if args.model is not None:
+        check_exportable(args.loss, args.kernel)
+        _check_writable(args.model, "--model")
+    if args.n_features is not None and args.n_features < 1:
+        raise ValueError(f"--n-features must be >= 1, got {args.n_features}")
+    if not given:
+        return None
+    grid_opts = [o for o in given if o != "-v"]
+    if grid_opts and args.kernel not in ("rbf", "linear"):
+        raise ValueError(f"{', '.join(grid_opts)}: grid.py's grid is over C and the gamma of the "
+                         f"rbf kernel; use --kernel rbf or linear, not {args.kernel!r}")
+    if args.folds is not None:
+        if args.criterion not in ("auto", "radius-margin", "cv-error"):
+            raise ValueError(f"-v {args.folds} sets the folds of the cv-error criterion; it "
+                             f"cannot be combined with --criterion {args.criterion}")
+        args.criterion = "cv-error"
+        args.criterion_params = {"n_folds": args.folds}
+    if args.gridpy_out is not None:
+        if args.criterion != "cv-error":
+            raise ValueError("-out writes grid.py's lines with rate = cross-validation accuracy; "
+                             "give -v N (grid.py's default is -v 5) or --criterion cv-error")
+        _check_writable(args.gridpy_out, "-out")
+    grid = bool(grid_opts) or args.search in _GRADIENT_SEARCHES or args.search == "grid"
+    if grid:
+        if args.search not in ("bfgs", "grid"):
+            raise ValueError(f"{', '.join(given)}: grid.py's options define a grid search; they "
+                             f"cannot be combined with --search {args.search}")
+        args.search = "grid"
+    if args.log2c == "null" and (args.log2g == "null" or args.kernel == "linear"):
+        raise ValueError("-log2c and -log2g should not be null simultaneously (grid.py)")
+    if args.kernel == "linear" and args.log2g not in (None, "null"):
+        raise ValueError("-log2g sets gamma of the rbf kernel; the linear kernel has none")
+    log2c = None if args.log2c == "null" else grid_values(*(args.log2c or DEFAULT_LOG2C))
+    log2g = (None if args.log2g == "null" or args.kernel == "linear"
+             else grid_values(*(args.log2g or DEFAULT_LOG2G)))
+    return GridPy(log2c=log2c, log2g=log2g, folds=args.folds, out=args.gridpy_out, grid=grid)
+
+
+def apply(gp: GridPy | None, args, X, y) -> None:
+    """After loading the data: the grid axes (γ = 1/features needs X) and the integer labels
+    a LIBSVM model file needs — still before the search."""
+    if args.model is not None:
+        from .export import check_int_labels
+
+        check_int_labels(np.unique(y))
+    if gp is None or not gp.grid:
+        return
+    args.grid_log_c = list(gp.ln_c_axis())
+    if args.kernel == "rbf":
+        args.grid_log_sigma2 = list(gp.ln_sigma2_axis(X.shape[1]))
+
+
+def finish(gp: GridPy | None, report: dict, n_samples: int, err=None, quiet=False) -> None:
+    """After the search: write -out and report grid.py's best point on stderr."""
+    import sys
+
+    if gp is None or not gp.grid or report.get("criterion") != "cv-error":
+        return
+    err = sys.stderr if err is None else err
+    lines = gp.lines(report["path"], n_samples)
+    if gp.out is not None:
+        with open(Path(gp.out).expanduser(), "w", encoding="ascii") as fh:
+            fh.write("".join(line + "\n" for line in lines))
+    if not quiet:
+        best = [p["accepted"] for p in report["path"]].index(True)
+        print(f"[svmbound] grid.py: best {lines[best]} (C = {report['C']:.6g}"
+              + ("" if report.get("gamma") is None else f", gamma = {report['gamma']:.6g}")
+              + ")", file=err, flush=True)

@@ -1,0 +1,242 @@
+"""Export a tuned L1-SVM as a fitted scikit-learn ``SVC`` or as a LIBSVM model file.
+
+Both hold LIBSVM's ``svm_model``: the support vectors grouped by class (label) in the model's
+label order, ``nr_class − 1`` rows of coefficients and one ρ per pair of classes. The decision
+value of the pair (i, j), i < j, is Σ coef·K(sv, x) − ρ, and a positive value votes for label i
+(LIBSVM's ``svm_predict_values``). ``LibsvmModel`` keeps these arrays for any number of classes;
+``binary_model`` builds one from a fitted binary ``BoundSVC``; ``to_svc`` and
+``write_libsvm_model`` only read a ``LibsvmModel``, so a multi-class model needs a new builder
+and nothing else.
+
+What can be exported: the L1-SVM (loss='l1', LIBSVM's C-SVC) with the kernels 'rbf'
+(γ = 1/(2σ²)), 'linear' and 'poly' ((⟨x, z⟩ + c)^d is LIBSVM's (γ⟨x, z⟩ + coef0)^degree with
+γ = 1, coef0 = c). Not the L2-SVM — it is an SVM with the kernel K + I/C on the training points,
+a kernel that SVC and LIBSVM cannot express (theirs act on feature vectors) — and not the ARD
+kernels, which are not among LIBSVM's kernels (linear, poly, rbf, sigmoid).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Kernels of the estimator that SVC / LIBSVM have, with LIBSVM's ``kernel_type`` name.
+EXPORTABLE_KERNELS = {"rbf": "rbf", "linear": "linear", "poly": "polynomial"}
+#: scikit-learn's name of each LIBSVM ``kernel_type``.
+_SKLEARN_KERNEL = {"rbf": "rbf", "linear": "linear", "polynomial": "poly"}
+_EXPORTABLE = "loss='l1' with kernel 'rbf', 'linear' or 'poly'"
+
+
+def check_exportable(loss: str, kernel: str) -> None:
+    """Raise a ValueError saying why (loss, kernel) cannot become an SVC / LIBSVM model."""
+    if loss != "l1":
+        raise ValueError(
+            f"a model with loss={loss!r} cannot be exported: the L2-SVM is an SVM with the kernel "
+            "K + I/C on the training points, which scikit-learn's SVC and LIBSVM cannot express "
+            f"(their kernels act on feature vectors); exportable is {_EXPORTABLE} "
+            "(LIBSVM's C-SVC)")
+    if kernel not in EXPORTABLE_KERNELS:
+        extra = ""
+        if kernel in ("ard", "ard-poly"):
+            extra = (" (the same model is an SVC on the features divided by sigma_k, "
+                     "kernel_.prepare(X), with the rbf kernel and gamma = 0.5, or the poly kernel "
+                     "with gamma = 1, coef0 = 1; svmbound does not export that pipeline)")
+        raise ValueError(
+            f"a model with kernel={kernel!r} cannot be exported: it is not one of the kernels of "
+            f"scikit-learn's SVC and LIBSVM (linear, poly, rbf, sigmoid){extra}; exportable is "
+            f"{_EXPORTABLE}")
+
+
+@dataclass
+class LibsvmModel:
+    """LIBSVM's ``svm_model`` of a C-SVC, any number of classes.
+
+    ``support_vectors`` are grouped by class in the order of ``labels`` (``n_sv[k]`` rows for
+    ``labels[k]``); ``sv_coef`` has nr_class − 1 rows; ``rho`` one entry per pair (i, j), i < j,
+    in the order (0, 1), (0, 2), …, (1, 2), …; ``support`` the rows of the training data.
+    """
+
+    kernel_type: str               # LIBSVM name: 'linear' | 'polynomial' | 'rbf'
+    gamma: float
+    coef0: float
+    degree: int
+    C: float
+    labels: np.ndarray             # (nr_class,)
+    n_sv: np.ndarray               # (nr_class,)
+    sv_coef: np.ndarray            # (nr_class − 1, total_sv)
+    rho: np.ndarray                # (nr_class (nr_class − 1) / 2,)
+    support: np.ndarray            # (total_sv,) rows of the training data
+    support_vectors: np.ndarray    # (total_sv, n_features)
+    n_samples: int                 # rows of the training data
+    n_iter: np.ndarray             # (nr_pairs,) solver iterations per pair
+
+    @property
+    def nr_class(self) -> int:
+        return int(self.labels.size)
+
+
+def _kernel_name(kernel) -> str:
+    """The estimator's kernel name of a fitted kernel object ('rbf', 'linear', 'poly', or the
+    object's own name for the others)."""
+    from .kernels import LinearKernel, PolynomialKernel, RBFKernel
+    from .kernels_ard import ARDRBFKernel, ScaledPolynomialKernel
+
+    for cls, name in ((RBFKernel, "rbf"), (LinearKernel, "linear"), (PolynomialKernel, "poly"),
+                      (ARDRBFKernel, "ard"), (ScaledPolynomialKernel, "ard-poly")):
+        if type(kernel) is cls:
+            return name
+    return getattr(kernel, "name", type(kernel).__name__)
+
+
+def _kernel_params(kernel) -> tuple[str, float, float, int]:
+    """(LIBSVM kernel_type, gamma, coef0, degree) with exactly the kernel's values."""
+    name = _kernel_name(kernel)
+    if name == "rbf":
+        return "rbf", 1.0 / (2.0 * kernel.sigma2), 0.0, 3
+    if name == "poly":
+        return "polynomial", 1.0, float(kernel.coef0), int(kernel.degree)
+    return "linear", 1.0, 0.0, 3
+
+
+def binary_model(estimator, first: int = 1) -> LibsvmModel:
+    """The ``LibsvmModel`` of a fitted binary ``BoundSVC`` with ``classes_[first]`` as the
+    first label, i.e. the label that positive decision values predict.
+
+    BoundSVC's f(x) = Σ α_i y_i K(x_i, x) + b is positive for ``classes_[1]``; LIBSVM's value
+    Σ coef K − ρ is positive for its first label. So first=1 gives coef = α y and ρ = −b (LIBSVM's
+    decision values equal ``decision_function``); first=0 gives coef = −α y and ρ = b (the
+    order of scikit-learn's SVC, which keeps its classes sorted).
+    """
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(estimator, "dual_coef_")
+    check_exportable(estimator.solution_.loss, _kernel_name(estimator.kernel_))
+    if first not in (0, 1):
+        raise ValueError(f"first must be 0 or 1 (an index into classes_), got {first!r}")
+    classes = np.asarray(estimator.classes_)
+    if classes.size != 2:
+        raise ValueError(f"binary_model needs two classes, the estimator has {classes.size}")
+    coef = np.asarray(estimator.dual_coef_, dtype=float)[0]          # α_i y_i
+    sign = 1.0 if first == 1 else -1.0
+    positive = coef > 0                                                # y_i = +1: classes_[1]
+    in_first = positive if first == 1 else ~positive
+    order = np.concatenate([np.flatnonzero(in_first), np.flatnonzero(~in_first)])
+    kernel_type, gamma, coef0, degree = _kernel_params(estimator.kernel_)
+    return LibsvmModel(
+        kernel_type=kernel_type, gamma=gamma, coef0=coef0, degree=degree,
+        C=float(estimator.best_params_["C"]),
+        labels=classes[[first, 1 - first]],
+        n_sv=np.array([in_first.sum(), (~in_first).sum()], dtype=np.int32),
+        sv_coef=np.ascontiguousarray(sign * coef[order])[None, :],
+        rho=np.array([-sign * float(estimator.intercept_[0])]),
+        support=np.asarray(estimator.support_)[order].astype(np.int32),
+        support_vectors=np.ascontiguousarray(estimator.support_vectors_[order], dtype=np.float64),
+        n_samples=int(estimator.solution_.alpha.shape[0]),
+        n_iter=np.array([estimator.solution_.n_iter], dtype=np.int32))
+
+
+# -------------------------------------------------------------------------------------------
+# scikit-learn
+# -------------------------------------------------------------------------------------------
+def to_svc(model: LibsvmModel, classes, tol: float = 1e-3):
+    """A fitted ``sklearn.svm.SVC`` holding ``model`` (nothing is trained).
+
+    ``model.labels`` must be ``classes`` (sorted, as SVC keeps them). SVC stores LIBSVM's arrays
+    in ``_dual_coef_`` / ``_intercept_`` (= −ρ) and, for two classes, shows them with the sign
+    flipped (``dual_coef_``, ``intercept_``, ``decision_function`` positive for classes_[1]).
+    """
+    from sklearn.svm import SVC
+
+    classes = np.asarray(classes)
+    if model.labels.shape != classes.shape or np.any(model.labels != classes):
+        raise ValueError(f"the model's label order {model.labels.tolist()} is not the sorted "
+                         f"classes {classes.tolist()} that SVC needs")
+    svc = SVC(C=model.C, kernel=_SKLEARN_KERNEL[model.kernel_type], degree=model.degree,
+              gamma=model.gamma, coef0=model.coef0, tol=tol)
+    n_features = model.support_vectors.shape[1]
+    svc.classes_ = classes
+    svc.class_weight_ = np.ones(classes.size)
+    svc.support_ = np.ascontiguousarray(model.support, dtype=np.int32)
+    svc.support_vectors_ = np.ascontiguousarray(model.support_vectors, dtype=np.float64)
+    svc._n_support = np.ascontiguousarray(model.n_sv, dtype=np.int32)
+    svc._dual_coef_ = np.ascontiguousarray(model.sv_coef, dtype=np.float64)
+    svc._intercept_ = np.ascontiguousarray(-model.rho, dtype=np.float64)
+    if classes.size == 2:      # what SVC.fit does for binary problems (sklearn/svm/_base.py)
+        svc.dual_coef_ = -svc._dual_coef_
+        svc.intercept_ = -svc._intercept_
+    else:
+        svc.dual_coef_ = svc._dual_coef_
+        svc.intercept_ = svc._intercept_.copy()
+    svc._probA = np.empty(0)
+    svc._probB = np.empty(0)
+    svc._effective_probability = False
+    svc._gamma = float(model.gamma)
+    svc._sparse = False
+    svc.fit_status_ = 0
+    svc._num_iter = np.ascontiguousarray(model.n_iter, dtype=np.int32)
+    svc.n_iter_ = svc._num_iter
+    svc.shape_fit_ = (model.n_samples, n_features)
+    svc.n_features_in_ = n_features
+    return svc
+
+
+# -------------------------------------------------------------------------------------------
+# LIBSVM model file
+# -------------------------------------------------------------------------------------------
+def _num(v) -> str:
+    """A float as the shortest text that reads back to the same double."""
+    return repr(float(v))
+
+
+def check_int_labels(labels) -> list[int]:
+    """LIBSVM model files store labels as integers (``%d``)."""
+    labels = np.asarray(labels)
+    ok = labels.dtype.kind in "iub"
+    if labels.dtype.kind == "f":
+        ok = bool(np.all(np.isfinite(labels)) and np.all(labels == np.round(labels)))
+    if not ok:
+        raise ValueError(f"a LIBSVM model file stores integer labels, but the classes are "
+                         f"{sorted(labels.tolist())}; fit on integer labels (e.g. with "
+                         "sklearn.preprocessing.LabelEncoder) to write a model file")
+    return [int(v) for v in labels]
+
+
+def libsvm_model_text(model: LibsvmModel) -> str:
+    """LIBSVM's text model format (``svm_save_model``), at full double precision (LIBSVM itself
+    writes support vectors with 8 digits)."""
+    labels = check_int_labels(model.labels)
+    k = model.nr_class
+    if model.sv_coef.shape != (k - 1, model.support_vectors.shape[0]):
+        raise ValueError(f"sv_coef has shape {model.sv_coef.shape}, expected "
+                         f"{(k - 1, model.support_vectors.shape[0])}")
+    if model.rho.shape != (k * (k - 1) // 2,) or int(np.sum(model.n_sv)) != model.sv_coef.shape[1]:
+        raise ValueError("rho needs one entry per pair of classes and n_sv must add up to the "
+                         "number of support vectors")
+    lines = ["svm_type c_svc", f"kernel_type {model.kernel_type}"]
+    if model.kernel_type == "polynomial":
+        lines.append(f"degree {int(model.degree)}")
+    if model.kernel_type in ("polynomial", "rbf"):
+        lines.append(f"gamma {_num(model.gamma)}")
+    if model.kernel_type == "polynomial":
+        lines.append(f"coef0 {_num(model.coef0)}")
+    lines += [f"nr_class {k}",
+              f"total_sv {model.support_vectors.shape[0]}",
+              "rho " + " ".join(_num(r) for r in model.rho),
+              "label " + " ".join(str(v) for v in labels),
+              "nr_sv " + " ".join(str(int(n)) for n in model.n_sv),
+              "SV"]
+    for i, sv in enumerate(model.support_vectors):
+        nz = np.flatnonzero(sv)
+        coefs = " ".join(_num(c) for c in model.sv_coef[:, i])
+        feats = " ".join(f"{j + 1}:{_num(sv[j])}" for j in nz)
+        lines.append(f"{coefs} {feats}".rstrip() + " ")
+    return "\n".join(lines) + "\n"
+
+
+def write_libsvm_model(model: LibsvmModel, path) -> None:
+    """Write ``model`` to ``path`` in LIBSVM's text format (``svm_load_model`` reads it)."""
+    text = libsvm_model_text(model)
+    with open(os.fspath(path), "w", encoding="ascii", newline="\n") as fh:
+        fh.write(text)

@@ -1,0 +1,225 @@
+"""LIBSVM habits of ``svmbound tune``: grid.py's -log2c/-log2g/-v/-out, --model, --n-features
+and test files with more features than the training file."""
+
+import json
+import math
+import re
+
+import numpy as np
+import pytest
+from sklearn.datasets import dump_svmlight_file, make_classification
+from sklearn.model_selection import StratifiedKFold
+from sklearn.svm import SVC
+
+from svmbound import BoundSVC, cli
+from svmbound.cli import build_parser, main
+from svmbound.cli_gridpy import apply, fix_argv, grid_values, resolve
+
+LINE = re.compile(r"^(?:log2c=(?P<c>\S+) )?(?:log2g=(?P<g>\S+) )?rate=(?P<rate>\S+)$")
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("gridpy")
+    X, y = make_classification(n_samples=130, n_features=4, n_informative=3, n_redundant=0,
+                               flip_y=0.05, random_state=4)
+    X = np.round(X, 6)
+    y = np.where(y == 1, 1, -1)
+    dump_svmlight_file(X[:80], y[:80], str(d / "train.txt"), zero_based=False)
+    dump_svmlight_file(X[80:], y[80:], str(d / "test.txt"), zero_based=False)
+    wide = np.hstack([X[80:], np.full((50, 2), 3.0)])
+    dump_svmlight_file(wide, y[80:], str(d / "wide.txt"), zero_based=False)
+    narrow = np.hstack([X[:80], np.zeros((80, 2))])          # features 5, 6 never used
+    dump_svmlight_file(narrow, y[:80], str(d / "narrow.txt"), zero_based=False)
+    dump_svmlight_file(X[:80], np.where(y[:80] == 1, 1.5, 0.5), str(d / "frac.txt"),
+                       zero_based=False)
+    return d, X[:80], y[:80], X[80:], y[80:]
+
+
+def _args(argv):
+    return build_parser().parse_args(fix_argv(["tune", "train.txt"] + argv))
+
+
+def _no_search(monkeypatch):
+    def fit(self, X, y):
+        raise AssertionError("the search ran")
+    monkeypatch.setattr(cli.BoundSVC, "fit", fit)
+
+
+def test_gridpy_out_lines_are_the_cross_validation_rates(files, capsys, tmp_path):
+    """-log2c/-log2g/-v/-out: one grid.py line per grid point, and each rate is the k-fold CV
+    accuracy of LIBSVM's C-SVC at C = 2^log2c, gamma = 2^log2g on the criterion's folds."""
+    d, X, y, _, _ = files
+    out = tmp_path / "train.out"
+    assert main(["tune", str(d / "train.txt"), "-log2c", "-1,3,2", "-log2g", "-3,1,2", "-v", "3",
+                 "-out", str(out), "--json", "--quiet"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert (r["criterion"], r["loss"], r["nfev"]) == ("cv-error", "l1", 9)
+    rows = [LINE.match(line).groupdict() for line in out.read_text().splitlines()]
+    assert len(rows) == 9
+    assert {(float(m["c"]), float(m["g"])) for m in rows} == {
+        (c, g) for c in (-1.0, 1.0, 3.0) for g in (-3.0, -1.0, 1.0)}
+    assert all(re.fullmatch(r"-?\d+\.\d", m["c"]) for m in rows)     # grid.py's str(float)
+    folds = list(StratifiedKFold(3, shuffle=True, random_state=0).split(X, y))
+    for m in rows:
+        svc = SVC(C=2.0 ** float(m["c"]), gamma=2.0 ** float(m["g"]), tol=1e-8)
+        correct = sum(int((svc.fit(X[tr], y[tr]).predict(X[te]) == y[te]).sum())
+                      for tr, te in folds)
+        assert float(m["rate"]) == float(f"{100.0 * correct / len(y):g}"), m
+    best = max(float(m["rate"]) for m in rows)
+    assert best == float(f"{100.0 * (len(y) - r['value']) / len(y):g}")
+    assert math.log2(r["gamma"]) in {float(m["g"]) for m in rows if float(m["rate"]) == best}
+
+
+def test_null_axes_keep_libsvm_defaults(files, capsys, tmp_path):
+    """-log2g null: gamma = 1/features (LIBSVM's default), lines without log2g; the linear
+    kernel has no gamma at all; -log2c null: C = 1."""
+    d, X, _, _, _ = files
+    out = tmp_path / "o.txt"
+    assert main(["tune", str(d / "train.txt"), "-log2c", "0,2,2", "-log2g", "null", "-v", "3",
+                 "-out", str(out), "--json", "--quiet"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["gamma"] == pytest.approx(1.0 / X.shape[1], rel=1e-12)
+    assert [LINE.match(s)["g"] for s in out.read_text().splitlines()] == [None, None]
+    assert main(["tune", str(d / "train.txt"), "--kernel", "linear", "-log2c", "-2,2,2", "-v",
+                 "3", "-out", str(out), "--json", "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["gamma"] is None
+    assert [s.split(" ")[0] for s in out.read_text().splitlines()] == [
+        "log2c=-2.0", "log2c=0.0", "log2c=2.0"]
+    assert main(["tune", str(d / "train.txt"), "-log2c", "null", "-log2g", "-1,1,2", "-v", "3",
+                 "--json", "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["C"] == 1.0
+
+
+def test_gridpy_options_resolve_to_tune_options():
+    """Without ranges, grid.py's defaults; gamma = 2^log2g is sigma^2 = 1/(2 gamma) on our
+    ln sigma^2 axis; -v alone implies cv-error with its folds, the l1 loss and the grid."""
+    args = _args(["-v", "10"])
+    gp = resolve(args)
+    assert (args.search, args.criterion, args.loss) == ("grid", "cv-error", "l1")
+    assert args.criterion_params == {"n_folds": 10}
+    assert gp.log2c == [-5.0, -3.0, -1.0, 1.0, 3.0, 5.0, 7.0, 9.0, 11.0, 13.0, 15.0]
+    assert gp.log2g == [3.0, 1.0, -1.0, -3.0, -5.0, -7.0, -9.0, -11.0, -13.0, -15.0]
+    apply(gp, args, np.zeros((3, 4)), np.array([1.0, -1.0, 1.0]))
+    from svmbound.search.grid import grid_range
+    ln_c, ln_s2 = grid_range(*args.grid_log_c), grid_range(*args.grid_log_sigma2)
+    np.testing.assert_allclose(np.exp(ln_c), 2.0 ** np.array(gp.log2c), rtol=1e-12)
+    np.testing.assert_allclose(1.0 / (2.0 * np.exp(ln_s2)), 2.0 ** np.array(gp.log2g), rtol=1e-12)
+    # without grid.py options the loss stays l2 and nothing changes
+    args = _args([])
+    assert resolve(args) is None and (args.loss, args.search) == ("l2", "bfgs")
+    # -v with annealing keeps annealing over the cv-error criterion
+    args = _args(["-v", "4", "--search", "annealing"])
+    assert not resolve(args).grid and (args.search, args.criterion) == ("annealing", "cv-error")
+    assert grid_values(0.0, 1.0, 0.1)[-1] == pytest.approx(1.0)           # grid.py's range_f
+    assert len(grid_values(0.0, 1.0, 0.1)) == 11
+
+
+def test_criterion_params_reach_the_criterion():
+    X = np.random.RandomState(0).normal(size=(30, 2))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    est = BoundSVC(loss="l1", criterion="cv-error", search="grid",
+                   criterion_params={"n_folds": 3})
+    crit = est.make_criterion(X, y)
+    assert crit.n_folds == 3 and len(crit.folds) == 3
+    with pytest.raises(ValueError,
+                       match=r"criterion 'rm-l1' takes no parameter\(s\) \['n_folds'\]"):
+        BoundSVC(loss="l1", criterion="radius-margin", criterion_params={"n_folds": 3}).fit(X, y)
+    with pytest.raises(ValueError, match="criterion='auto' runs several"):
+        BoundSVC(loss="l1", criterion_params={"n_folds": 3}).fit(X, y)
+
+
+def test_model_option_writes_the_model_libsvm_predicts_with(files, capsys, tmp_path):
+    svmutil = pytest.importorskip("libsvm.svmutil")
+    d, _, _, Xt, yt = files
+    model = tmp_path / "train.model"
+    assert main(["tune", str(d / "train.txt"), "--test", str(d / "test.txt"), "--loss", "l1",
+                 "--max-iter", "5", "--model", str(model), "--json", "--quiet"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["model"] == str(model)
+    m = svmutil.svm_load_model(str(model))
+    _, acc, _ = svmutil.svm_predict(yt.astype(float), Xt, m, "-q")
+    assert acc[0] == pytest.approx(100 * r["test_accuracy"])
+    assert m.param.gamma == pytest.approx(r["gamma"], rel=1e-15)
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["--model", "{t}/m.txt"], "loss='l2' cannot be exported"),
+    (["--model", "{t}/m.txt", "--loss", "l1", "--kernel", "ard"],
+     "kernel='ard' cannot be exported"),
+    (["--model", "{t}/no/such/dir/m.txt", "--loss", "l1"], "does not exist"),
+    (["--model", "{t}/m.txt", "--loss", "l1", "--train-file", "frac.txt"], "integer labels"),
+    (["-out", "{t}/o.txt"], "-out writes grid.py's lines with rate = cross-validation accuracy"),
+    (["-v", "3", "--criterion", "span"], "cannot be combined with --criterion span"),
+    (["-log2c", "1,3,1", "--kernel", "poly"], "grid.py's grid is over C and the gamma"),
+    (["-log2c", "1,3,1", "--search", "annealing"], "cannot be combined with --search annealing"),
+    (["-log2c", "null", "-log2g", "null"], "should not be null simultaneously"),
+    (["-log2g", "1,3,1", "--kernel", "linear"], "the linear kernel has none"),
+    (["-log2c", "3,1,1"], "cannot be reached with step"),
+])
+def test_bad_combinations_fail_before_the_search(files, capsys, monkeypatch, tmp_path, argv,
+                                                   match):
+    d = files[0]
+    _no_search(monkeypatch)
+    train = "train.txt"
+    if "--train-file" in argv:
+        k = argv.index("--train-file")
+        train = argv[k + 1]
+        argv = argv[:k] + argv[k + 2:]
+    argv = [a.format(t=tmp_path) for a in argv]
+    assert main(["tune", str(d / train), "--quiet"] + argv) == 2
+    assert match in capsys.readouterr().err
+    assert not (tmp_path / "m.txt").exists()
+
+
+def test_wider_test_file_is_read_with_a_warning(files, capsys):
+    """Test features beyond the training file's are ignored (warning), not rejected."""
+    d = files[0]
+    common = ["--loss", "l1", "-log2c", "0,0,1", "-log2g", "-1,-1,1", "--json", "--quiet"]
+    assert main(["tune", str(d / "train.txt"), "--test", str(d / "test.txt")] + common) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert main(["tune", str(d / "train.txt"), "--test", str(d / "wide.txt")] + common) == 0
+    out = capsys.readouterr()
+    assert "warning: test file" in out.err and "up to 6, beyond the 4 features" in out.err
+    assert "ignored" in out.err
+    assert json.loads(out.out)["test_accuracy"] == plain["test_accuracy"]
+
+
+def test_n_features_fixes_the_width(files, capsys):
+    """narrow.txt never uses features 5 and 6: --n-features 6 makes the wide test file fit
+    (no warning) and gives the same model; fewer features than the file uses is an error."""
+    d = files[0]
+    common = ["--test", str(d / "wide.txt"), "--loss", "l1", "-log2c", "0,0,1", "-log2g",
+              "-1,-1,1", "--json", "--quiet"]
+    assert main(["tune", str(d / "narrow.txt"), "--n-features", "6"] + common) == 0
+    out = capsys.readouterr()
+    assert "warning: test file" not in out.err
+    r6 = json.loads(out.out)
+    assert main(["tune", str(d / "narrow.txt")] + common) == 0
+    out = capsys.readouterr()
+    assert "warning: test file" in out.err
+    r4 = json.loads(out.out)
+    # gamma is fixed by -log2g here, so the two models agree on the training data
+    assert r6["train_accuracy"] == r4["train_accuracy"] and r6["n_sv"] == r4["n_sv"]
+    assert main(["tune", str(d / "narrow.txt"), "--n-features", "3", "--quiet"]) == 2
+    assert "exceeds n_features=3" in capsys.readouterr().err
+
+
+def test_grid_of_the_cv_error_maps_the_test_error_of_the_full_model(files):
+    """The cv-error criterion trains on the folds only; the grid (and its --plot map) then
+    trains the full SVM at each point for the test error — not a stale model of another point."""
+    from svmbound.criteria import make_criterion
+    from svmbound.kernels import RBFKernel
+    from svmbound.search.grid import evaluate_grid
+
+    _, X, y, Xt, yt = files
+    y, yt = y.astype(float), yt.astype(float)
+    crit = make_criterion("cv-error", X, y, RBFKernel(), loss="l1", n_folds=3)
+    log_c, log_s2 = np.array([-1.0, 2.0]), np.array([-1.0, 1.5])
+    g = evaluate_grid(crit, log_c, log_s2, Xt, yt)
+    for i, ls in enumerate(log_s2):
+        for j, lc in enumerate(log_c):
+            svc = SVC(C=np.exp(lc), gamma=1 / (2 * np.exp(ls)), tol=1e-8).fit(X, y)
+            assert g.test_error[i, j] == np.mean(svc.predict(Xt) != yt)
+            assert g.n_sv[i, j] == svc.support_.size
+    assert np.all(evaluate_grid(crit, log_c, log_s2).n_sv == -1)
