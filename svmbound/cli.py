@@ -57,6 +57,99 @@ def _add_tune_options(p):
                    metavar=("BEGIN", "END", "STEP"),
                    help="ln σ² grid of the plot (default -10 10 1)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    _add_run_control_options(p)
+
+
+# -- interruption, search log, progress (issue 15) --------------------------------------------
+#: Exit status after Ctrl-C (128 + SIGINT, as a shell reports it).
+EXIT_INTERRUPTED = 130
+
+
+def _add_run_control_options(p):
+    """--log / --resume / --progress of ``tune`` and ``demo``."""
+    p.add_argument("--log", metavar="FILE",
+                   help="append one JSON line per criterion evaluation to FILE (a new file; "
+                        "solver state in FILE.state), so that a killed run can be resumed")
+    p.add_argument("--resume", metavar="FILE",
+                   help="continue the run logged in FILE (same data and options): logged "
+                        "evaluations are not repeated, new ones are appended to FILE; a "
+                        "missing FILE starts a new log")
+    p.add_argument("--progress", action="store_true",
+                   help="progress bar on stderr even when it is not a terminal (default: only "
+                        "on a terminal, never with --quiet)")
+
+
+def run_control_kwargs(args, err=None) -> dict:
+    """BoundSVC's verbose/progress/log_file/resume from --quiet/--progress/--log/--resume.
+
+    The progress bar is on with --progress, or on a terminal without --quiet; the per-iteration
+    lines of earlier versions are printed instead when stderr is not a terminal (logs, pipes),
+    without --quiet. --log refuses an existing non-empty file (use --resume to continue it).
+    """
+    import os
+
+    from .progress import stderr_is_terminal
+
+    err = sys.stderr if err is None else err
+    log = getattr(args, "log", None)
+    resume = getattr(args, "resume", None)
+    if log is not None and resume is not None and os.path.abspath(log) != os.path.abspath(resume):
+        raise ValueError(f"--log {log} and --resume {resume} name different files; --resume "
+                         "FILE alone continues FILE and logs to it")
+    if resume is None and log is not None and os.path.exists(log) and os.path.getsize(log) > 0:
+        raise ValueError(f"log file {log} exists: continue that run with --resume {log}, or "
+                         "remove it")
+    bar = bool(getattr(args, "progress", False)) or (not args.quiet and stderr_is_terminal(err))
+    if resume is not None and not args.quiet:
+        what = ("resuming the run logged in" if os.path.exists(resume)
+                else "no log yet: starting a new one in")
+        print(f"[svmbound] {what} {resume}", file=err, flush=True)
+    return {"verbose": 0 if (args.quiet or bar) else 1, "progress": bar,
+            "log_file": resume if resume is not None else log, "resume": resume is not None}
+
+
+def report_interrupted(est, args, out=None, t0=None) -> dict:
+    """After Ctrl-C: print the best point found so far (``est.search_``, the partial search
+    result ``BoundSVC.fit`` keeps) — one JSON object with ``"interrupted": true`` under --json,
+    else a short summary — and return it. ``main`` then exits with status 130."""
+    out = sys.stdout if out is None else out
+    res = getattr(est, "search_", None)
+    report = {"interrupted": True, "kernel": args.kernel, "loss": args.loss,
+              "criterion": (res or {}).get("criterion", args.criterion),
+              "value": None, "theta": None, "nfev": 0, "njev": 0,
+              "message": "interrupted before the first evaluation", "path": []}
+    if res is not None and res.get("x") is not None:
+        x = np.asarray(res.x, dtype=float)
+        params = res.get("params") or {}
+        report.update(value=float(res.fun), theta=x.tolist(), log_C=float(x[0]),
+                      nfev=int(res.nfev), njev=int(res.get("njev", 0)),
+                      message=str(res.message))
+        for k, v in params.items():
+            report[k] = _jsonable(v)
+        if params.get("sigma2") is not None:
+            report["log_sigma2"] = _jsonable(np.log(params["sigma2"]))
+        report["path"] = [{"x": [float(v) for v in p["x"]], "value": float(p["value"]),
+                           "grad": None if p.get("grad") is None else [float(v) for v in p["grad"]],
+                           "time_s": float(p.get("time_s", 0.0)),
+                           "accepted": bool(p.get("accepted", False))} for p in res.path]
+    log = getattr(args, "resume", None) or getattr(args, "log", None)
+    if log is not None:
+        report["log"] = log
+        report["resume"] = f"--resume {log}"
+    if t0 is not None:
+        report["time_s"] = time.perf_counter() - t0
+    if args.json:
+        print(json.dumps(report), file=out, flush=True)
+    else:
+        lines = [f"svmbound: interrupted after {report['nfev']} evaluations"]
+        if report["value"] is not None:
+            c = f" (C = {report['C']:.6g})" if "C" in report else ""
+            lines.append(f"  best so far: value {report['value']:.6g} at theta = "
+                         f"{np.round(report['theta'], 6).tolist()}{c}")
+        if log is not None:
+            lines.append(f"  continue with: --resume {log}")
+        print("\n".join(lines), file=out, flush=True)
+    return report
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -82,7 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
     sel.add_argument("--keep", type=int, required=True, metavar="K", help="features to keep")
     sel.add_argument("--criterion", default="rm-l2",
                      help="differentiable criterion: rm-l2 (R^2/gamma^2, default) or span, ...")
-    sel.add_argument("--kernel", default="linear", help="linear (default), poly or rbf")
+    sel.add_argument("--kernel", default="rbf", help="rbf (default), linear or poly")
     sel.add_argument("--degree", type=int, default=2, help="degree of --kernel poly (default 2)")
     sel.add_argument("--space", default="input", help="input (default) or pca")
     sel.add_argument("--scale", action="store_true",
@@ -219,11 +312,15 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
                    search=args.search, start=args.start, grid=grid_spec, degree=degree,
                    coef0=args.coef0, tol=args.tol, max_iter=args.max_iter,
                    max_epochs=args.max_epochs, cache_size=args.cache_size,
-                   random_state=args.random_state, verbose=0 if args.quiet else 1,
+                   random_state=args.random_state, **run_control_kwargs(args, err),
                    criterion_params=getattr(args, "criterion_params", None))
     if args.plot:  # validate grid options before the (possibly long) search
         gc, gs = grid_range(*args.grid_log_c), grid_range(*args.grid_log_sigma2)
-    est.fit(X, y)
+    try:
+        est.fit(X, y)
+    except KeyboardInterrupt:
+        report_interrupted(est, args, out, t0)
+        raise
     res = est.search_
     bp = est.best_params_
     sigma2 = bp.get("sigma2")
@@ -416,6 +513,9 @@ def main(argv=None) -> int:
     except (ValueError, OSError, EOFError, MemoryError) as exc:
         print(f"svmbound: error: {_one_line(exc)}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("svmbound: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     return 0
 
 

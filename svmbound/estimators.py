@@ -9,7 +9,6 @@ and (4) trains the final SVM of that loss at the chosen point.
 
 from __future__ import annotations
 
-import sys
 import time
 import warnings
 
@@ -228,9 +227,25 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         cores). The result does not depend on it.
     cache_size : kernel-row cache in MB, or "auto" (a quarter of the memory, 200 MB to 4 GB).
     random_state : seed for every random choice (annealing, validation splits, CV folds).
-    verbose : progress on stderr when > 0.
+    verbose : one line per search iteration on stderr when > 0.
     criterion_params : dict or None
         Extra keyword arguments of the criterion, e.g. ``{"n_folds": 10}`` for 'cv-error'.
+    progress : a progress bar (tqdm) on stderr, one step per criterion evaluation; default off.
+    log_file : None, or a path: every criterion evaluation of the search is appended to it as
+        one JSON line (θ, value, gradient, solver statistics, time; ``svmbound.search.log``),
+        with the solver warm-start state in ``<log_file>.state``.
+    resume : with ``log_file``: if the file exists, continue the run it records — the same
+        search runs again, evaluations already in the log are answered from it without solving,
+        and the run ends where an uninterrupted one ends. The log must come from the same data
+        and parameters (otherwise ValueError). Without an existing file a new log is started.
+        False: an existing log_file is replaced.
+
+    Interruption: Ctrl-C (KeyboardInterrupt) stops a fit within a fraction of a second, even
+    inside a long solve. ``fit`` then re-raises the KeyboardInterrupt after keeping the search
+    so far: ``search_`` is set to a partial ``SearchResult`` (``interrupted=True``,
+    ``status=-1``, ``x``/``fun`` the best point evaluated, ``params`` its C and kernel
+    parameters, ``path`` every evaluation) and the same object is attached to the exception as
+    ``exc.search_result``. Nothing else is fitted. With ``log_file``, ``resume=True`` continues.
 
     Attributes
     ----------
@@ -243,8 +258,8 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
     def __init__(self, loss="l2", criterion="auto", kernel="rbf", search="bfgs",
                  start=None, bounds=None, grid=None, degree=3, coef0=1.0, groups=None, tol=1e-6,
                  max_iter=100, max_epochs=200, gtol=1e-4, n_folds=5,
-                 cache_size=DEFAULT_CACHE_MB, random_state=None, verbose=0,
-                 criterion_params=None, n_jobs=None):
+                 cache_size=DEFAULT_CACHE_MB, random_state=None, verbose=0, progress=False,
+                 log_file=None, resume=False, criterion_params=None, n_jobs=None):
         self.loss = loss
         self.criterion = criterion
         self.kernel = kernel
@@ -263,6 +278,9 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         self.cache_size = cache_size
         self.random_state = random_state
         self.verbose = verbose
+        self.progress = progress
+        self.log_file = log_file
+        self.resume = resume
         self.criterion_params = criterion_params
         self.n_jobs = n_jobs
 
@@ -389,16 +407,17 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         return minimize(fun, grad, x0, lower, upper, max_iter=max_iter, gtol=gtol_abs,
                         callback=callback)
 
-    def _run_auto(self, X, y_pm, kernel, callback):
-        """The default strategy (``svmbound.strategy``): (result, θ, trainings, param names)."""
-        from .strategy import auto_box_and_start, tune_auto
+    def _run_auto(self, X, y_pm, kernel, lower, upper, x0, callback, run):
+        """The default strategy (``svmbound.strategy``): (result, θ, trainings). Every criterion
+        it builds is wrapped by the run control (search log, progress), one tag per stage."""
+        from .strategy import tune_auto
 
-        names = ("log_C",) + tuple(kernel.param_names)
-        lower, upper, x0 = auto_box_and_start(names, X, kernel, self.bounds, self.start)
         result, n_trainings = tune_auto(
             X, y_pm, kernel, loss=self.loss, lower=lower, upper=upper, x0=x0, tol=self.tol,
             n_folds=self.n_folds, random_state=self.random_state, cache_size=self.cache_size,
-            callback=callback, n_jobs=self.n_jobs, minimize=self._minimize)
+            callback=callback, n_jobs=self.n_jobs, minimize=self._minimize,
+            wrap=lambda crit, tag: run.wrap(crit, tag=tag),
+            sequential_searches=run.log is not None)
         return result, np.asarray(result.x, dtype=float).copy(), n_trainings
 
     def fit(self, X, y):
@@ -408,31 +427,47 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         self._validate()
         degenerate = warn_if_degenerate(X)
+        degree, _ = split_degree(self.degree, self.kernel, self.search)
+        kernel0 = base_kernel(self.kernel, degree, self.coef0, X.shape[1], self.groups)
+        if self._uses_auto():
+            from .strategy import auto_box_and_start
+
+            crit = None
+            names = ("log_C",) + tuple(kernel0.param_names)
+            lower, upper, x0 = auto_box_and_start(names, X, kernel0, self.bounds, self.start)
+        else:
+            crit = self.make_criterion(X, y_pm)
+            lower, upper, x0 = box_and_start(crit.param_names, self.bounds, self.start)
+        run, bar = self._start_run_control(X, y_pm, crit, lower, upper)
 
         callback = None
         if self.verbose:
             def callback(xk, fk):
-                print(f"[svmbound] iter: theta={np.round(xk, 4).tolist()} value={fk:.6g} "
-                      f"{time.perf_counter() - t0:.1f}s", file=sys.stderr, flush=True)
-        degree, _ = split_degree(self.degree, self.kernel, self.search)
-        kernel0 = base_kernel(self.kernel, degree, self.coef0, X.shape[1], self.groups)
-        prev = None
-        if self._uses_auto():
-            result, theta, n_search = self._run_auto(X, y_pm, kernel0, callback)
-            self.criterion_name_ = "auto"
-            crit_rate = None
-        else:
-            crit = self.make_criterion(X, y_pm)
-            lower, upper, x0 = box_and_start(crit.param_names, self.bounds, self.start)
-            result, theta = self._run_search(crit, X, y_pm, lower, upper, x0, callback)
-            if not degenerate:
-                _warn_flat_start(result, x0, crit.param_names, X)
-            self.criterion_name_ = "de-bie-convex" if self.search == "convex" else crit.name
-            n_search = result.nfev if self.search == "convex" else crit.n_trainings
-            crit_rate = self._criterion_rate(crit, result, y_pm.size)
-            prev = crit._svm_prev
-            if prev is not None and prev.alpha.shape != y_pm.shape:
-                prev = None  # the criterion trained on a subset (validation split, CV folds)
+                bar.write(f"[svmbound] iter: theta={np.round(xk, 4).tolist()} value={fk:.6g} "
+                          f"{time.perf_counter() - t0:.1f}s")
+        prev = crit_rate = None
+        try:
+            if crit is None:
+                result, theta, n_search = self._run_auto(X, y_pm, kernel0, lower, upper, x0,
+                                                         callback, run)
+                self.criterion_name_ = "auto"
+            else:
+                crit = run.wrap(crit)
+                result, theta = self._run_search(crit, X, y_pm, lower, upper, x0, callback)
+                if not degenerate:
+                    _warn_flat_start(result, x0, crit.param_names, X)
+                self.criterion_name_ = "de-bie-convex" if self.search == "convex" else crit.name
+                n_search = result.nfev if self.search == "convex" else crit.n_trainings
+                crit_rate = self._criterion_rate(crit, result, y_pm.size)
+                prev = crit._svm_prev
+                if prev is not None and prev.alpha.shape != y_pm.shape:
+                    prev = None  # the criterion trained on a subset (validation split, CV folds)
+        except KeyboardInterrupt as exc:
+            self.search_ = exc.search_result = run.partial_result()
+            raise
+        finally:
+            bar.close()
+            run.close()
 
         theta, final, problems = self._final_model(X, y_pm, kernel0, theta, prev, crit_rate)
         if is_severe(problems) and self._uses_auto():
@@ -504,6 +539,58 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         problems = model_problems(y_pm, f, final.converged, crit_rate,
                                   getattr(self, "criterion_name_", None))
         return theta, final, problems
+
+    # -- log, resume, progress ------------------------------------------------------------
+    #: Parameters that do not change the search (left out of a log's header).
+    _RUN_CONTROL_PARAMS = ("verbose", "progress", "log_file", "resume")
+
+    def _progress_total(self, crit, lower, upper):
+        """Evaluations the search will make, where known (grid, annealing), else None."""
+        if crit is None:
+            return None
+        if self.search == "grid":
+            try:
+                return int(np.prod([a.size for a in self._grid_axes(crit.param_names, lower,
+                                                                     upper)]))
+            except ValueError:
+                return None
+        if self.search == "annealing":
+            return int(self.max_epochs) + 1
+        return None
+
+    def _check_reproducible(self, crit):
+        """A log can only be resumed if the run is deterministic: annealing and the criteria
+        that draw a split (validation, CV folds) need an int ``random_state``."""
+        import inspect
+
+        if crit is None:  # criterion='auto': its CV folds use random_state, 0 when None
+            random = False
+        else:
+            random = self.search == "annealing" or any(
+                "random_state" in inspect.signature(c.__init__).parameters
+                for c in type(crit).__mro__ if "__init__" in vars(c))
+        if random and (isinstance(self.random_state, bool)
+                       or not isinstance(self.random_state, (int, np.integer))):
+            raise ValueError(f"log_file: this run draws random numbers (search={self.search!r}, "
+                             f"criterion {crit.name!r}), so it can only be logged and "
+                             f"resumed with an int random_state, got {self.random_state!r}")
+
+    def _start_run_control(self, X, y_pm, crit, lower, upper):
+        """(``search.log.RunControl``, ``progress.Progress``) of this fit: the search log
+        (opened, or resumed, when ``log_file`` is set) and the progress bar (``progress``)."""
+        from .progress import Progress
+        from .search.log import RunControl, SearchLog, data_fingerprint
+
+        log = None
+        if self.log_file is not None:
+            self._check_reproducible(crit)
+            run = {k: v for k, v in self.get_params().items()
+                   if k not in self._RUN_CONTROL_PARAMS}
+            log = SearchLog(self.log_file, data_fingerprint(X, y_pm), run,
+                            resume=bool(self.resume))
+        bar = Progress(bool(self.progress), total=self._progress_total(crit, lower, upper),
+                       desc=f"svmbound {self.search}")
+        return RunControl(log, on_evaluation=bar.on_evaluation), bar
 
     def _set_model(self, X, y_pm, sol):
         sv = sol.support

@@ -189,9 +189,12 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
     criterion : 'rm-l2' (R²/γ² = R̃²‖w̃‖² of the L2-SVM, Chapelle's recommendation) | 'span'
         (the smoothed span bound, gradient by kernel contraction) | any other differentiable
         criterion name of ``svmbound.criteria`` (e.g. 'rm-l2-2.5', 'rm-l1').
-    kernel : 'linear' | 'poly' | 'rbf'
-        Chapelle §8.1 uses the linear kernel for the linear toy problem and the polynomial of
-        degree 2 for the nonlinear one; §7.3 also the RBF.
+    kernel : 'rbf' (default) | 'linear' | 'poly'
+        The RBF kernel sees nonlinear relevance: on Chapelle's nonlinear toy problem (§8.1,
+        100 points) it finds the two relevant features for 10 of 10 seeds where the linear
+        kernel finds them for none (issue 12; ``tests/test_ard.py``). Chapelle §8.1 uses the
+        linear kernel for the linear toy problem (still available, ``kernel='linear'``) and the
+        polynomial of degree 2 for the nonlinear one; §7.3 also the RBF.
     degree : int, degree of 'poly'.
     space : 'input' | 'pca'
         Scale (and select) input features, or principal components (Chapelle §8, §8.3).
@@ -246,7 +249,7 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
         all rounds), n_rounds_
     """
 
-    def __init__(self, n_features_to_select=None, *, criterion="rm-l2", kernel="linear",
+    def __init__(self, n_features_to_select=None, *, criterion="rm-l2", kernel="rbf",
                  degree=2, space="input", step=0.5, C="auto", standardize=True, n_components=None,
                  search="lbfgsb", max_iter=30, bounds="auto", log_C_bounds=(-10.0, 5.0),
                  tol=1e-6,

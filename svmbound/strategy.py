@@ -121,7 +121,8 @@ def candidate_points(x0, minima, lower, upper, steps=None, start_steps=None):
 def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6,
               gtol: float = STAGE_GTOL, max_iter: int = 100, n_folds: int = 5, cv_tol: float = 1e-3,
               steps=None, start_steps=None, bounds_by_loss=None, random_state=None, cache_size=None,
-              callback=None, minimize=None, n_jobs=None) -> tuple[SearchResult, int]:
+              callback=None, minimize=None, n_jobs=None, wrap=None,
+              sequential_searches=False) -> tuple[SearchResult, int]:
     """Run the default strategy (module docstring) and return (result, number of SVM
     trainings). ``result.x`` is the chosen θ, ``result.fun`` its CV error rate,
     ``result.candidates`` the candidates with their CV errors, ``result.stages`` the bound
@@ -130,7 +131,10 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     projected BFGS of Chung §4.2 with ``max_iter`` and ``gtol`` relative to |f(θ₀)|;
     ``minimize`` is called with ``gtol=`` that relative tolerance).
     ``n_jobs``: joblib threads for the bound searches (run side by side) and the CV folds;
-    the result does not depend on it."""
+    the result does not depend on it. ``wrap(criterion, tag)``, if given, wraps every criterion
+    built here (search log, progress: ``svmbound.search.log.RunControl.wrap``), with the
+    criterion's name as its tag; ``sequential_searches`` runs the bound searches one after the
+    other (a search log replays evaluations in the order they were made)."""
     from .criteria import criterion_class, make_criterion
 
     t0 = time.perf_counter()
@@ -140,6 +144,8 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         crit_loss = loss if loss in criterion_class(name).losses() else None
         crit = make_criterion(name, X, y_pm, kernel, loss=crit_loss,
                               random_state=random_state, tol=tol, **kw)
+        if wrap is not None:
+            crit = wrap(crit, name)
         if minimize is None:
             res = minimize_projected_bfgs(crit.fun, crit.grad, x0, lower, upper,
                                           max_iter=max_iter, gtol_rel=gtol, callback=callback)
@@ -151,7 +157,8 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     # the searches are independent: joblib threads (numba SMO and BLAS release the GIL)
     from joblib import Parallel, delayed
 
-    done = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(search)(n) for n in names)
+    done = Parallel(n_jobs=1 if sequential_searches else n_jobs, prefer="threads")(
+        delayed(search)(n) for n in names)
     minima, stages, path = [], {}, []
     n_trainings = nfev = njev = 0
     for name, res, n_train in done:
@@ -166,6 +173,8 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     cv = make_criterion("cv-error", X, y_pm, kernel, loss=loss, n_folds=_n_folds(y_pm, n_folds),
                         random_state=0 if random_state is None else random_state, tol=cv_tol,
                         n_jobs=n_jobs, **kw)
+    if wrap is not None:
+        cv = wrap(cv, "cv-error")
     records = []
     for src, theta in cands:
         ev = cv.evaluate(theta, need_grad=False)

@@ -94,9 +94,10 @@ def test_span_bound_unsupported_kernel_raises(data):
 
 
 @pytest.mark.parametrize("theta", THETAS)
-def test_smoothed_validation_gradient_matches_finite_differences(data, theta):
+@pytest.mark.parametrize("fit_offset", [False, True])
+def test_smoothed_validation_gradient_matches_finite_differences(data, theta, fit_offset):
     X, y = data
-    crit = SmoothedValidationError(X, y, RBFKernel(), tol=1e-10)
+    crit = SmoothedValidationError(X, y, RBFKernel(), tol=1e-10, fit_offset=fit_offset)
     theta = np.array(theta)
     ev = crit.evaluate(theta)
     assert_grad_close(ev.grad, central_fd(crit.fun, theta), ev.value)
@@ -105,14 +106,15 @@ def test_smoothed_validation_gradient_matches_finite_differences(data, theta):
 def test_smoothed_validation_fixed_platt_gradient(data, monkeypatch):
     """fixed_platt=True: the derivative of T with (A, B) frozen at their fitted values."""
     X, y = data
-    crit = SmoothedValidationError(X, y, RBFKernel(), fixed_platt=True, tol=1e-10)
+    crit = SmoothedValidationError(X, y, RBFKernel(), fixed_platt=True, fit_offset=True,
+                                   tol=1e-10)
     theta = np.array([1.0, 0.5])
     ev = crit.evaluate(theta)
     A, B = ev.info["platt_A"], ev.info["platt_B"]
-    monkeypatch.setattr(validation_mod, "platt_fit", lambda f, y: (A, B))
+    monkeypatch.setattr(validation_mod, "platt_fit", lambda f, y, **kw: (A, B))
     fd = central_fd(lambda t: crit.evaluate(t, need_grad=False).value, theta)
     assert_grad_close(ev.grad, fd, ev.value)
-    total = SmoothedValidationError(X, y, RBFKernel(), tol=1e-10)
+    total = SmoothedValidationError(X, y, RBFKernel(), tol=1e-10, fit_offset=True)
     assert not np.allclose(total.evaluate(theta).grad, ev.grad, rtol=1e-3)
 
 
@@ -360,7 +362,7 @@ def test_validation_criteria_values(data):
     X, y = data
     theta = np.array([0.7, 0.1])
     C, kern = np.exp(theta[0]), RBFKernel(np.exp(theta[1]))
-    smooth = SmoothedValidationError(X, y, RBFKernel(), tol=1e-12)
+    smooth = SmoothedValidationError(X, y, RBFKernel(), tol=1e-12, fit_offset=True)
     plain = ValidationError(X, y, RBFKernel(), tol=1e-12)
     # stratified 30 % split, identical for both criteria
     assert np.array_equal(smooth.val_index_, plain.val_index_)
@@ -372,6 +374,16 @@ def test_validation_criteria_values(data):
     P = 1 / (1 + np.exp(A * f + B))
     ev = smooth.evaluate(theta)
     np.testing.assert_allclose(ev.value, np.minimum(P, 1 - P).sum(), rtol=1e-8)
+    # the default holds B = 0: the sigmoid is centred on the returned classifier's threshold
+    A0, B0 = platt_fit(f, smooth.y_val, fit_offset=False)
+    assert B0 == 0.0
+    t = platt_targets(smooth.y_val)
+    a_grid = np.linspace(A0 - 0.5, A0 + 0.5, 101)
+    assert platt_nll(A0, 0.0, f, t) <= min(platt_nll(a, 0.0, f, t) for a in a_grid) + 1e-12
+    P0 = 1 / (1 + np.exp(A0 * f))
+    default = SmoothedValidationError(X, y, RBFKernel(), tol=1e-12)
+    np.testing.assert_allclose(default.evaluate(theta).value, np.minimum(P0, 1 - P0).sum(),
+                               rtol=1e-8)
     np.testing.assert_allclose([ev.info["platt_A"], ev.info["platt_B"]], [A, B], rtol=1e-6)
     assert plain.evaluate(theta).value == np.count_nonzero(smooth.y_val * f < 0)
     # explicit validation set: all of X is used for training

@@ -54,6 +54,12 @@ class Criterion:
     needs_radius = False
     formula = ""
     source = ""
+    #: The attributes that carry over from one evaluation to the next — warm starts, the
+    #: cached R², counters, the base kernel (annealing changes its degree). A resumed search
+    #: (``search.log``) restores them as they were after the last logged evaluation, so that
+    #: it goes on exactly as the interrupted run did. Subclasses with more state extend it.
+    warm_state_attrs = ("kernel", "n_trainings", "n_radius_solves", "_svm_prev",
+                        "_svm_prev_key", "_radius_prev", "_last")
 
     def __init__(self, X, y, kernel: Kernel, *, tol: float = 1e-6,
                  cache_size: float = DEFAULT_CACHE_MB, warm_start: bool = True,
@@ -131,13 +137,27 @@ class Criterion:
         """(SVM solution at (C, kernel), ``radius()``), the radius QP running in a second thread
         while the SVM is solved: the two problems are independent and both solvers release the
         GIL (numba ``nogil``, BLAS), so on two cores an evaluation costs about the larger of the
-        two solves instead of their sum. The results do not depend on the threading."""
+        two solves instead of their sum. The results do not depend on the threading.
+
+        The radius thread solves under a stop flag of this call (``solvers.interrupt``): a
+        Ctrl-C while the SVM is solved, or while its result is awaited, stops the radius QP too
+        (also one that has not started yet), so the interruption is not held up by it."""
         from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            future = pool.submit(radius)
-            svm = self.solve_svm(C, kernel)
-            return svm, future.result()
+        from ..solvers.interrupt import StopFlag, stop_scope
+
+        def radius_in_scope():
+            with stop_scope(flag):
+                return radius()
+
+        with StopFlag() as flag, ThreadPoolExecutor(max_workers=1) as pool:
+            future = pool.submit(radius_in_scope)
+            try:
+                svm = self.solve_svm(C, kernel)
+                return svm, future.result()
+            except BaseException:
+                flag.set()
+                raise
 
     def solve_radius(self, kernel: Kernel, shift: float = 0.0) -> RadiusSolution:
         """R² (shift 0) or R̃² (shift 1/C); with shift 0 the result is reused while the kernel
@@ -165,6 +185,16 @@ class Criterion:
         """−αᵀ(∂Q/∂θ_k)α = −Σ α_i α_j y_i y_j ∂K_ij/∂θ_k   (kernel parameters only)."""
         ay = sol.alpha * self.y
         return -kernel.contract(self.X, ay, ay)
+
+    def warm_state(self) -> dict:
+        """The state listed in ``warm_state_attrs``: references, not copies — serialise it
+        (pickle) before the next evaluation, which may change some of it in place."""
+        return {a: getattr(self, a) for a in self.warm_state_attrs if hasattr(self, a)}
+
+    def set_warm_state(self, state: dict) -> None:
+        """Restore a ``warm_state()``."""
+        for a, v in state.items():
+            setattr(self, a, v)
 
     # -- public face ---------------------------------------------------------------------
     def evaluate(self, theta, need_grad: bool = True) -> Evaluation:

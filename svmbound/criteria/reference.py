@@ -66,6 +66,8 @@ class CrossValidationError(_ReferenceCriterion):
         self.folds = [(tr, te) for tr, te in skf.split(self.X, self.y)]
         self._fold_prev: list = [None] * n_folds
 
+    warm_state_attrs = Criterion.warm_state_attrs + ("_fold_prev",)
+
     def _fold(self, k, C, kernel):
         """(errors, SMO iterations, hinge loss) of fold k: train on its training part
         (warm-started from this fold's previous solution), count the held-out points with

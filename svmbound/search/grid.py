@@ -22,7 +22,7 @@ class GridResult:
     log_sigma2: np.ndarray       # (n_s,)
     values: np.ndarray           # (n_s, n_C) criterion values
     test_error: np.ndarray | None  # (n_s, n_C) test error rates, or None
-    n_sv: np.ndarray             # (n_s, n_C); −1 where no full-data SVM was trained (cv-error)
+    n_sv: np.ndarray             # (n_s, n_C); −1 where the criterion trains no full SVM
     time_s: float
     n_evaluations: int
     path: list | None = None     # every evaluation in visiting order (SearchResult.path format)
@@ -90,10 +90,13 @@ def evaluate_grid(criterion, log_C, log_sigma2, X_test=None, y_test=None,
                          "time_s": time.perf_counter() - t0, "accepted": False})
             sol = criterion._svm_prev
             if sol is before:
-                # no full-data SVM at this point (cv-error trains on the folds only): train
+                # no full-data SVM at this point (cv-error trains on the folds only; an
+                # evaluation answered from a search log, search/log.py, trains nothing): train
                 # one for the test error, else leave n_sv unknown
                 sol = None if err is None else criterion.solve_svm(*criterion.split_theta(theta))
-            n_sv[i, j] = -1 if sol is None else sol.support.size
+            # the evaluation's own count when it has one; −1 when unknown
+            n_sv[i, j] = (ev.info["n_sv"] if "n_sv" in ev.info
+                          else -1 if sol is None else sol.support.size)
             if err is not None:
                 _, kernel = criterion.split_theta(theta)
                 f = decision_function(criterion.X, criterion.y, sol.alpha, sol.b, kernel, X_test)

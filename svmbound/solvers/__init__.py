@@ -1,5 +1,6 @@
 """Dual solvers: the SVM (L1 box / L2 diagonal shift) and the enclosing-ball radius QP."""
 
+from .interrupt import SolverInterrupted, request_stop
 from .qp import DEFAULT_CACHE_MB, PrecomputedKernel
 from .qcqp import ConvexCResult, solve_convex_c
 from .radius import RadiusSolution, solve_radius, warm_start_beta
@@ -7,4 +8,5 @@ from .svm import DualSolution, decision_function, solve_svm_dual, warm_start_alp
 
 __all__ = ["DEFAULT_CACHE_MB", "PrecomputedKernel", "DualSolution", "RadiusSolution",
            "solve_svm_dual", "solve_radius", "warm_start_alpha", "warm_start_beta",
-           "decision_function", "ConvexCResult", "solve_convex_c"]
+           "decision_function", "ConvexCResult", "solve_convex_c", "SolverInterrupted",
+           "request_stop"]

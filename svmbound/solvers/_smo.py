@@ -13,6 +13,12 @@ maximal KKT violation m(a) − M(a) = Gmax + Gmax2 falls below ``tol``.
 * L1-SVM (Chung 1.5): p = −e, u = C, s = 1, h = 0.
 * L2-SVM (Chung 1.7): p = −e, u = +inf, s = 1, h = 1/C.
 * Radius (Chung 1.3/1.8): y = e, p = −(diag K + h), u = +inf, s = 2, eᵀβ = 1; optimum = −R².
+
+Interruption: ``smo`` reads ``stop[0]`` (a one-element int64 array owned by the caller, see
+``qp.StopFlag``) before every iteration and while reconstructing the gradient, and returns
+at once with ``interrupted = True`` when another thread has set it to a non-zero value. The
+check is one memory read per O(n) iteration: it costs nothing measurable, and a solve stops
+within one iteration (plus at most one kernel row) of the request.
 """
 
 import numpy as np
@@ -160,9 +166,10 @@ def _select(act, m, y, G, alpha, ub, QD, X, sq, code, gamma, coef0, degree, scal
 
 @njit(cache=True, nogil=True)
 def _reconstruct(act, m, n, G, G_bar, p, alpha, ub, X, sq, y, code, gamma, coef0, degree,
-                 scale, shift, buf, slot_of, row_of, last_used, state):
+                 scale, shift, buf, slot_of, row_of, last_used, state, stop):
     """Recompute G on the shrunk variables act[m:]: G = Ḡ + p + Σ_{free j} α_j Q_j (LIBSVM's
-    reconstruct_gradient; Ḡ_k = Σ_{α_j = u_j} u_j Q_jk)."""
+    reconstruct_gradient; Ḡ_k = Σ_{α_j = u_j} u_j Q_jk). Returns early (G then incomplete)
+    when ``stop[0]`` is set: the caller checks the flag and abandons the solve."""
     if m == n:
         return
     for k in range(m, n):
@@ -172,6 +179,8 @@ def _reconstruct(act, m, n, G, G_bar, p, alpha, ub, X, sq, y, code, gamma, coef0
         jj = act[k]
         aj = alpha[jj]
         if aj > 0.0 and aj < ub[jj]:
+            if stop[0] != 0:
+                return
             Qj = _get_row(jj, X, sq, y, code, gamma, coef0, degree, scale, shift,
                           buf, slot_of, row_of, last_used, state)
             for kk in range(m, n):
@@ -194,12 +203,14 @@ def _be_shrunk(t, y, G, alpha, ub, Gmax1, Gmax2):
 
 @njit(cache=True, nogil=True)
 def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shift, tol,
-        max_iter, buf, shrinking=True):
+        max_iter, buf, stop, shrinking=True):
     """Solve the QP in place on ``alpha`` (which must be feasible), with LIBSVM's shrinking.
 
     G = Qα + p and Ḡ = Σ_{α_j = u_j} u_j Q_j at the start are given (computed in blocks by the
-    caller, updated in place). Returns (G, n_iter, violation, n_kernel_rows): G is the final
-    (full) gradient.
+    caller, updated in place). ``stop`` is a one-element int64 array: when another thread sets
+    ``stop[0]`` the loop returns before its next iteration. Returns (G, n_iter, violation,
+    n_kernel_rows, interrupted): G is the final (full) gradient; after an interruption α is
+    feasible but not optimal and G may be stale on shrunk variables — discard the result.
     """
     n = y.shape[0]
     n_slots = buf.shape[0]
@@ -219,7 +230,11 @@ def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shi
     counter = min(n, 1000) + 1
     n_iter = 0
     violation = np.inf
+    interrupted = False
     while True:
+        if stop[0] != 0:
+            interrupted = True
+            break
         counter -= 1
         if shrinking and counter == 0:
             counter = min(n, 1000)
@@ -241,8 +256,11 @@ def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shi
             if not unshrink and Gmax1 + Gmax2 <= tol * 10.0:
                 unshrink = True
                 _reconstruct(act, m, n, G, G_bar, p, alpha, ub, X, sq, y, code, gamma, coef0,
-                             degree, scale, shift, buf, slot_of, row_of, last_used, state)
+                             degree, scale, shift, buf, slot_of, row_of, last_used, state, stop)
                 m = n
+                if stop[0] != 0:
+                    interrupted = True
+                    break
             k = 0
             while k < m:
                 if _be_shrunk(act[k], y, G, alpha, ub, Gmax1, Gmax2):
@@ -258,8 +276,11 @@ def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shi
         if violation < tol or j == -1 or n_iter >= max_iter:
             # optimal on the active set: check on the whole set
             _reconstruct(act, m, n, G, G_bar, p, alpha, ub, X, sq, y, code, gamma, coef0,
-                         degree, scale, shift, buf, slot_of, row_of, last_used, state)
+                         degree, scale, shift, buf, slot_of, row_of, last_used, state, stop)
             m = n
+            if stop[0] != 0:
+                interrupted = True
+                break
             i, j, violation = _select(act, m, y, G, alpha, ub, QD, X, sq, code, gamma, coef0,
                                       degree, scale, shift, buf, slot_of, row_of, last_used, state)
             if violation < tol or j == -1 or n_iter >= max_iter:
@@ -341,7 +362,7 @@ def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shi
             sgn = Cj if not uj_old else -Cj
             for k in range(n):
                 G_bar[k] += sgn * Qj[k]
-    return G, n_iter, violation, state[2]
+    return G, n_iter, violation, state[2], interrupted
 
 
 @njit(cache=True, nogil=True)

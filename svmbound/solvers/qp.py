@@ -13,6 +13,7 @@ import numpy as np
 
 from ..kernels import Kernel
 from ._smo import PRECOMPUTED, RBF, smo
+from .interrupt import SolverInterrupted, StopFlag, call_interruptibly, current_flag
 
 #: Kernel-row cache size: "auto" or a number of megabytes (LIBSVM's ``-m``, SVC's cache_size).
 DEFAULT_CACHE_MB = "auto"
@@ -160,15 +161,29 @@ def initial_gradient(X, y, p, ub, a, kernel: Kernel, scale: float, shift: float)
     return G, G_bar
 
 
+def _smo_and_offset(*args):
+    """The numba SMO, then the offset ρ (both numba, so both run where ``call_interruptibly``
+    puts them — never in the main thread)."""
+    from ._smo import offset
+
+    G, n_iter, violation, n_rows, interrupted = smo(*args)
+    y, ub, a = args[2], args[4], args[5]
+    rho = 0.0 if interrupted else offset(y, G, a, ub)
+    return G, n_iter, violation, n_rows, interrupted, rho
+
+
 def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
             max_iter=None, cache_mb=DEFAULT_CACHE_MB, gradient0=None) -> QPResult:
     """Run the numba SMO from the feasible start ``a0`` (copied, never modified).
 
     ``gradient0`` = (G, Ḡ) of ``a0`` when the caller knows them (a start at the same kernel,
     see ``svm.same_kernel_start``): the initial gradient then costs no kernel value.
-    """
-    from ._smo import offset
 
+    Interruptible (``interrupt.py``): Ctrl-C stops the solve within ~0.1 s and raises
+    KeyboardInterrupt; a solve stopped by ``interrupt.request_stop()`` (or by its thread's
+    ``stop_scope`` flag) raises ``SolverInterrupted``. Not interrupted, the result is the same
+    as a direct call of the numba solver.
+    """
     n = y.shape[0]
     code, gamma, coef0, degree = kernel.spec()
     X_kernel = X                     # what kernel.block expects (initial gradient)
@@ -186,10 +201,17 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
         G0, G_bar0 = initial_gradient(X_kernel, y, p, ub, a, kernel, float(scale), float(shift))
     else:
         G0, G_bar0 = (np.array(g, dtype=np.float64, copy=True) for g in gradient0)
-    G, n_iter, violation, n_rows = smo(
-        X, sq, y, p, ub, a, G0, G_bar0, int(code), float(gamma), float(coef0), int(degree),
-        float(scale), float(shift), check_tol(tol), int(max_iter), cache_buffer(n, cache_mb))
-    rho = offset(y, G, a, ub)
+    args = (X, sq, y, p, ub, a, G0, G_bar0, int(code), float(gamma), float(coef0), int(degree),
+            float(scale), float(shift), check_tol(tol), int(max_iter), cache_buffer(n, cache_mb))
+    flag = current_flag()
+    if flag is None:     # a flag of its own, registered for request_stop() while it runs
+        with StopFlag() as flag:
+            out = call_interruptibly(_smo_and_offset, *args, flag.array, flag=flag)
+    else:                # the thread's stop_scope flag (registered by the scope's owner)
+        out = call_interruptibly(_smo_and_offset, *args, flag.array, flag=flag)
+    G, n_iter, violation, n_rows, interrupted, rho = out
+    if interrupted:
+        raise SolverInterrupted("solve interrupted")
     return QPResult(a=a, gradient=G, rho=float(rho), n_iter=int(n_iter), violation=float(violation),
                     n_kernel_rows=int(n_rows), converged=bool(violation < tol),
                     gradient_bar=G_bar0)

@@ -1,0 +1,68 @@
+"""Progress bar of a tuning run on stderr (tqdm): one step per criterion evaluation.
+
+:class:`Progress` is shown as soon as it is created (before the first, possibly long, solve),
+advances by one for every evaluation — one per grid point for the grid search, one per
+candidate for annealing, one per trial point for the gradient searches — and shows the best
+value so far; evaluations answered from a resumed log count as "replayed". ``total`` is known
+for the grid and annealing searches and unknown (a running count) for the gradient searches.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+__all__ = ["Progress", "stderr_is_terminal"]
+
+
+def stderr_is_terminal(stream=None) -> bool:
+    """Whether ``stream`` (default ``sys.stderr``) is an interactive terminal."""
+    stream = sys.stderr if stream is None else stream
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+class Progress:
+    """A tqdm bar on ``file`` (stderr), or nothing when ``enabled`` is false.
+
+    ``on_evaluation(ev, replayed)`` is the hook for ``search.log.LoggedCriterion``;
+    ``write(text)`` prints a line without breaking the bar; ``close()`` ends it.
+    """
+
+    def __init__(self, enabled: bool = True, total: int | None = None,
+                 desc: str = "svmbound", file=None):
+        self.best = np.inf
+        self.n_replayed = 0
+        self.file = sys.stderr if file is None else file
+        self.bar = None
+        if enabled:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, desc=desc, unit="eval", file=self.file,
+                            dynamic_ncols=True, leave=True)
+
+    def on_evaluation(self, ev, replayed: bool = False) -> None:
+        if np.isfinite(ev.value) and ev.value < self.best:
+            self.best = float(ev.value)
+        self.n_replayed += bool(replayed)
+        if self.bar is None:
+            return
+        post = {"best": f"{self.best:.6g}"}
+        if self.n_replayed:
+            post["replayed"] = self.n_replayed
+        self.bar.set_postfix(post, refresh=False)
+        self.bar.update(1)
+
+    def write(self, text: str) -> None:
+        if self.bar is not None:
+            self.bar.write(text, file=self.file)
+        else:
+            print(text, file=self.file, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None

@@ -1,0 +1,446 @@
+"""Search log and resume: one JSON line per criterion evaluation, replayed to continue a run.
+
+Every search (projected BFGS, L-BFGS-B, projected gradient, grid, annealing) is deterministic
+given the values and gradients its criterion returns (annealing: given its seed too). So a run
+that was killed — Ctrl-C, ``kill -9``, a lost machine — is resumed by running the *same* search
+again on a criterion that answers the evaluations already made from the log, without solving,
+and evaluates (and logs) only the points after them. The resumed run ends where the
+uninterrupted one ends and makes no evaluation twice.
+
+Pieces:
+
+* :class:`SearchLog` — the file. Line 1 is a header: ``{"svmbound_log": 1, "data": <sha256 of
+  X and y>, "run": {<the estimator parameters>}, "created": …}``; a resume refuses a log whose
+  data fingerprint or parameters differ (``LogMismatch``, a ValueError that names them). Then
+  one line per evaluation::
+
+      {"i": 0, "tag": "search", "theta": [...], "need_grad": true, "value": 0.93,
+       "grad": [...] | null, "time_s": 0.012, "wall": 1718000000.0, "n_trainings": 1,
+       "info": {"C": ..., "n_sv": ..., "n_iter": ..., "R2": ..., ...}}
+
+  — θ and need_grad identify the evaluation, value and grad are what the search needs to go
+  on, time_s and info (the criterion's diagnostics: solver iterations, support vectors, R²…)
+  are for the reader. Floats are written with ``repr`` precision, so θ, value and gradient come
+  back bit for bit. Each line is written with one ``write`` and flushed, so a killed process
+  leaves at most a partly written last line; it is dropped (and cut off the file) on resume.
+* A state file ``<log>.state`` (and ``<log>.state.prev``, the one before): a pickle of the
+  criterion's ``warm_state()`` — warm-start solutions, cached R², counters — after the latest
+  logged evaluation. The first evaluation after the replay is warm-started exactly as in the
+  uninterrupted run, so it returns the same bits and the search continues on the same path. The
+  state is written (atomically, by rename) before the log line, the previous one kept, so that
+  after a kill at any moment one of the two matches the log. Without a matching state file the
+  resumed run still works but starts its solves cold (a warning says so) and may differ from an
+  uninterrupted run at the level of the solver tolerance. The state file is a pickle: resume
+  only from logs you wrote.
+* :class:`LoggedCriterion` — wraps any criterion object (``evaluate``/``fun``/``grad``; other
+  attributes are passed through, also for assignment) and answers evaluations from the log in
+  order while it can, then evaluates and logs. It also keeps every evaluation of the run (for
+  the best point so far after an interruption, :meth:`LoggedCriterion.partial_result`) and
+  calls ``on_evaluation(ev, replayed)`` after each one (progress bars). Without a log it only
+  records. Several criteria (stages of one fit) may share one log under different ``tag``\\ s;
+  the replay follows the order of the log across them.
+
+Replayed evaluations do not change the wrapped criterion (no solve); their ``info`` carries
+``"replayed": True``. Code that reads solver state off the criterion right after an evaluation
+(``criterion._svm_prev``) sees the state restored after the last replayed one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import time
+import warnings
+
+import numpy as np
+
+from ..criteria.base import Evaluation
+from .result import SearchResult
+
+__all__ = ["SearchLog", "LoggedCriterion", "RunControl", "LogMismatch", "data_fingerprint",
+           "jsonable", "partial_result", "LOG_VERSION", "INTERRUPTED"]
+
+LOG_VERSION = 1
+#: ``status`` of the partial SearchResult of an interrupted search.
+INTERRUPTED = -1
+
+
+class LogMismatch(ValueError):
+    """The log does not belong to this run (other data, other parameters, or the search asks
+    for other points than the log holds)."""
+
+
+def data_fingerprint(X, y) -> str:
+    """sha256 over the shapes, dtypes and bytes of X and y (what a log was written for)."""
+    h = hashlib.sha256()
+    for a in (X, y):
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.dtype.str}{a.shape}".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def jsonable(obj):
+    """``obj`` with numpy scalars and arrays as Python numbers and lists, tuples as lists,
+    dict keys as strings, and anything else JSON cannot hold as its ``repr``."""
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return jsonable(obj.tolist())
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return obj
+    return repr(obj)
+
+
+def _normalised(obj):
+    """What ``obj`` reads back as from a JSON line (for comparing with a logged header)."""
+    return json.loads(json.dumps(jsonable(obj)))
+
+
+class SearchLog:
+    """An append-only JSON-lines log of criterion evaluations, with the replay cursor of a
+    resumed run (module docstring).
+
+    Parameters
+    ----------
+    path : the log file.
+    data : the fingerprint of the training data (:func:`data_fingerprint`).
+    run : dict of the parameters that determine the search (JSON-able after :func:`jsonable`).
+    resume : continue the log at ``path`` if it exists (replaying its evaluations); otherwise,
+        or when False, start a new log there (an existing file is replaced).
+    """
+
+    def __init__(self, path, data: str, run: dict, *, resume: bool = False):
+        self.path = os.fspath(path)
+        self.state_path = self.path + ".state"
+        self.data = data
+        self.run = _normalised(run)
+        self.entries: list[dict] = []
+        self.cursor = 0                  # next entry to replay
+        self._restore_at: dict = {}      # entry index -> pickled state to restore after it
+        self._states: dict = {}          # tag -> (entry index, pickled warm state)
+        self.resumed = False
+        if resume and os.path.exists(self.path) and os.path.getsize(self.path) > 0:
+            self._open_existing()
+            self.resumed = True
+        else:
+            self._start_new()
+
+    # -- opening -------------------------------------------------------------------------
+    def _start_new(self):
+        for p in (self.state_path, self.state_path + ".prev"):
+            if os.path.exists(p):
+                os.remove(p)
+        self._file = open(self.path, "w", encoding="utf-8")
+        header = {"svmbound_log": LOG_VERSION, "data": self.data, "run": self.run,
+                  "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+        self._write_line(header)
+
+    def _open_existing(self):
+        with open(self.path, "rb") as f:
+            raw = f.read()
+        lines = raw.split(b"\n")
+        tail = lines.pop()               # b"" when the file ends with a newline
+        good_len = len(raw) - len(tail)
+        if not lines:                    # only a partly written header: start again
+            self._start_new()
+            return
+        try:
+            header = json.loads(lines[0])
+        except ValueError:
+            raise LogMismatch(f"{self.path} is not a svmbound search log (line 1 is not "
+                              "JSON)") from None
+        if not isinstance(header, dict) or header.get("svmbound_log") != LOG_VERSION:
+            raise LogMismatch(f"{self.path} is not a svmbound search log (version "
+                              f"{LOG_VERSION})")
+        self._check_header(header)
+        for k, line in enumerate(lines[1:], start=2):
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                raise LogMismatch(f"{self.path} line {k} is not valid JSON: the log is "
+                                  "damaged") from None
+            if entry.get("i") != len(self.entries):
+                raise LogMismatch(f"{self.path} line {k}: evaluation number {entry.get('i')}, "
+                                  f"expected {len(self.entries)}: the log is damaged")
+            self.entries.append(entry)
+        if tail:                         # a line cut short by a kill: drop it
+            with open(self.path, "r+b") as f:
+                f.truncate(good_len)
+        self._load_states()
+        self._file = open(self.path, "a", encoding="utf-8")
+
+    def _check_header(self, header):
+        if header.get("data") != self.data:
+            raise LogMismatch(f"{self.path} was written for other training data (fingerprint "
+                              f"{str(header.get('data'))[:12]}…, this data "
+                              f"{self.data[:12]}…); start a new log")
+        logged = header.get("run", {})
+        if logged != self.run:
+            keys = sorted(set(logged) | set(self.run))
+            diff = [f"{k}: {logged.get(k, '<absent>')!r} in the log, "
+                    f"{self.run.get(k, '<absent>')!r} now"
+                    for k in keys if logged.get(k, "<absent>") != self.run.get(k, "<absent>")]
+            raise LogMismatch(f"{self.path} was written with other parameters ("
+                              + "; ".join(diff) + "); start a new log or use the same ones")
+
+    def _load_states(self):
+        """Find, per tag, the warm state saved right after that tag's last logged evaluation."""
+        last = {}
+        for i, e in enumerate(self.entries):
+            last[e["tag"]] = i
+        candidates = []
+        for p in (self.state_path, self.state_path + ".prev"):
+            try:
+                with open(p, "rb") as f:
+                    candidates.append(pickle.load(f)["states"])
+            except (OSError, EOFError, KeyError, TypeError, pickle.UnpicklingError):
+                continue
+        for tag, i in last.items():
+            for states in candidates:
+                found = states.get(tag)
+                if found is not None and found[0] == i:
+                    self._states[tag] = found
+                    self._restore_at[i] = found[1]
+                    break
+            else:
+                warnings.warn(f"{self.path}: no solver state saved after evaluation {i} "
+                              f"({tag!r}); the resumed run starts its solves cold and may "
+                              "differ slightly from an uninterrupted one", RuntimeWarning,
+                              stacklevel=3)
+
+    # -- replay and record ---------------------------------------------------------------
+    @property
+    def n_entries(self) -> int:
+        return len(self.entries)
+
+    @property
+    def replaying(self) -> bool:
+        return self.cursor < len(self.entries)
+
+    def replay(self, tag: str, theta: np.ndarray, need_grad: bool):
+        """(entry, warm state to restore or None) for the next evaluation if the log holds it,
+        else (None, None). Raises ``LogMismatch`` if the log holds a different one."""
+        if self.cursor >= len(self.entries):
+            return None, None
+        entry = self.entries[self.cursor]
+        if (entry["tag"] != tag or entry["theta"] != theta.tolist()
+                or bool(entry["need_grad"]) != bool(need_grad)):
+            raise LogMismatch(
+                f"{self.path}: evaluation {self.cursor} of the log is at theta = "
+                f"{entry['theta']} ({entry['tag']}, gradient: {entry['need_grad']}), but the "
+                f"resumed search asks for theta = {theta.tolist()} ({tag}, gradient: "
+                f"{need_grad}): the log comes from another run; start a new log")
+        state = self._restore_at.pop(self.cursor, None)
+        self.cursor += 1
+        return entry, None if state is None else pickle.loads(state)
+
+    def record(self, tag: str, ev: Evaluation, need_grad: bool, state: dict | None = None,
+               n_trainings: int | None = None) -> dict:
+        """Append the evaluation ``ev`` (and save ``state``, the criterion's warm state after
+        it, first). Returns the entry."""
+        i = len(self.entries)
+        entry = {"i": i, "tag": tag, "theta": [float(v) for v in ev.theta],
+                 "need_grad": bool(need_grad), "value": float(ev.value),
+                 "grad": None if ev.grad is None else [float(v) for v in ev.grad],
+                 "time_s": float(ev.info.get("time_s", 0.0)), "wall": time.time(),
+                 "n_trainings": n_trainings, "info": jsonable(ev.info)}
+        if state is not None:
+            self._states[tag] = (i, pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+            self._save_states()
+        self._write_line(entry)
+        self.entries.append(entry)
+        self.cursor = len(self.entries)
+        return entry
+
+    def _save_states(self):
+        tmp = self.state_path + ".tmp"
+        with open(tmp, "wb") as f:
+            pickle.dump({"version": LOG_VERSION, "states": self._states}, f,
+                        protocol=pickle.HIGHEST_PROTOCOL)
+        if os.path.exists(self.state_path):
+            os.replace(self.state_path, self.state_path + ".prev")
+        os.replace(tmp, self.state_path)
+
+    def _write_line(self, obj):
+        self._file.write(json.dumps(obj) + "\n")   # one write: a kill leaves a prefix at most
+        self._file.flush()
+
+    def close(self):
+        f = getattr(self, "_file", None)
+        if f is not None and not f.closed:
+            f.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
+class LoggedCriterion:
+    """A criterion whose evaluations are recorded, logged to a :class:`SearchLog` and, on a
+    resumed run, answered from it (module docstring). Use it wherever the criterion goes
+    (``fun``/``grad`` for the gradient searches, ``evaluate`` for the grid,
+    ``criterion_objective`` for annealing); every other attribute is the wrapped criterion's.
+
+    Parameters
+    ----------
+    criterion : a criterion object (``svmbound.criteria``) — or anything with ``evaluate``,
+        ``differentiable``, and for a log ``warm_state``/``set_warm_state``.
+    log : SearchLog or None (record only).
+    tag : name of this criterion's evaluations in a log shared by several criteria.
+    on_evaluation : ``on_evaluation(ev, replayed)`` after each evaluation, or None.
+    """
+
+    _OWN = ("_inner", "_log", "_tag", "_on_evaluation", "_last", "evaluations", "replayed",
+            "n_grad_calls", "_t0")
+
+    def __init__(self, criterion, log: SearchLog | None = None, *, tag: str = "search",
+                 on_evaluation=None):
+        object.__setattr__(self, "_inner", criterion)
+        object.__setattr__(self, "_log", log)
+        object.__setattr__(self, "_tag", tag)
+        object.__setattr__(self, "_on_evaluation", on_evaluation)
+        object.__setattr__(self, "_last", None)
+        object.__setattr__(self, "evaluations", [])   # every Evaluation, in order
+        object.__setattr__(self, "replayed", [])      # whether each was answered from the log
+        object.__setattr__(self, "n_grad_calls", 0)
+        object.__setattr__(self, "_t0", time.perf_counter())
+
+    # -- pass-through --------------------------------------------------------------------
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    def __setattr__(self, name, value):
+        if name in self._OWN:
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self._inner, name, value)
+
+    @property
+    def criterion(self):
+        """The wrapped criterion."""
+        return self._inner
+
+    @property
+    def last(self) -> Evaluation | None:
+        return self._last
+
+    # -- evaluations ---------------------------------------------------------------------
+    def evaluate(self, theta, need_grad: bool = True) -> Evaluation:
+        theta = np.array(theta, dtype=np.float64).ravel()
+        entry = state = None
+        if self._log is not None:
+            entry, state = self._log.replay(self._tag, theta, need_grad)
+        if entry is not None:
+            grad = entry["grad"]
+            ev = Evaluation(theta=theta, value=float(entry["value"]),
+                            grad=None if grad is None else np.array(grad, dtype=np.float64),
+                            info={**entry["info"], "replayed": True})
+            if state is not None:
+                self._inner.set_warm_state(state)
+        else:
+            ev = self._inner.evaluate(theta, need_grad=need_grad)
+            if self._log is not None:
+                self._log.record(self._tag, ev, need_grad, state=self._inner.warm_state(),
+                                 n_trainings=getattr(self._inner, "n_trainings", None))
+        ev.info.setdefault("elapsed_s", time.perf_counter() - self._t0)
+        self._last = ev
+        self.evaluations.append(ev)
+        self.replayed.append(entry is not None)
+        if self._on_evaluation is not None:
+            self._on_evaluation(ev, entry is not None)
+        return ev
+
+    def __call__(self, theta) -> float:
+        return self.fun(theta)
+
+    def fun(self, theta) -> float:
+        return self.evaluate(theta, need_grad=self.differentiable).value
+
+    def grad(self, theta) -> np.ndarray:
+        """Gradient at θ, from the evaluation just made there (as ``Criterion.grad``)."""
+        if not self.differentiable:
+            raise ValueError(f"criterion {self.name!r} is not differentiable; use the grid or "
+                             "annealing search")
+        self.n_grad_calls += 1
+        last = self._last
+        theta = np.asarray(theta, dtype=np.float64).ravel()
+        if last is None or last.grad is None or not np.array_equal(last.theta, theta):
+            last = self.evaluate(theta, need_grad=True)
+        return last.grad
+
+    def partial_result(self, message: str = "interrupted") -> SearchResult:
+        """The search so far as a :class:`SearchResult` (see :func:`partial_result`)."""
+        return partial_result(self.evaluations, message=message, split_theta=self.split_theta,
+                              replayed=self.replayed, njev=self.n_grad_calls,
+                              criterion=getattr(self._inner, "name", None))
+
+
+def partial_result(evaluations, *, message: str = "interrupted", split_theta=None,
+                   replayed=None, njev: int = 0, criterion: str | None = None) -> SearchResult:
+    """The best point among ``evaluations`` (smallest finite value) as a SearchResult with
+    ``status = INTERRUPTED``, ``success = False``, ``interrupted = True``, ``nfev`` = number of
+    evaluations, ``path`` (every evaluation, the best one ``accepted``) and, when
+    ``split_theta`` (the criterion's) is given, ``params``: C and the kernel parameters of the
+    best point; ``criterion``: its name. ``x``/``fun`` are None when nothing was evaluated."""
+    path = []
+    for k, ev in enumerate(evaluations):
+        path.append({"x": [float(v) for v in ev.theta], "value": float(ev.value),
+                     "grad": None if ev.grad is None else [float(v) for v in ev.grad],
+                     "time_s": float(ev.info.get("elapsed_s", 0.0)), "accepted": False,
+                     "replayed": bool(replayed[k]) if replayed is not None else False})
+    values = np.array([ev.value for ev in evaluations], dtype=float)
+    finite = np.flatnonzero(np.isfinite(values))
+    x = fun = jac = params = None
+    if finite.size:
+        best = int(finite[np.argmin(values[finite])])
+        path[best]["accepted"] = True
+        ev = evaluations[best]
+        x, fun, jac = ev.theta.copy(), float(ev.value), ev.grad
+        if split_theta is not None:
+            C, kernel = split_theta(ev.theta)
+            params = {"C": C, **kernel.get_params()}
+            if "sigma2" in params and "degree" not in params:
+                params["gamma"] = 1.0 / (2.0 * np.asarray(params["sigma2"]))
+    return SearchResult(x=x, fun=fun, jac=jac, nfev=len(evaluations), njev=int(njev), nit=0,
+                        message=message, success=False, status=INTERRUPTED, path=path,
+                        interrupted=True, params=params, criterion=criterion)
+
+
+class RunControl:
+    """What one fit needs around its searches: a shared :class:`SearchLog` (or None), an
+    ``on_evaluation`` hook (progress), and the evaluations of every criterion it wrapped (for
+    the best point so far when the fit is interrupted). A fit with several searches wraps each
+    criterion with :meth:`wrap` (a distinct ``tag`` per stage) and closes the control at the
+    end."""
+
+    def __init__(self, log: SearchLog | None = None, on_evaluation=None):
+        self.log = log
+        self.on_evaluation = on_evaluation
+        self.wrapped: list[LoggedCriterion] = []
+
+    def wrap(self, criterion, tag: str = "search") -> LoggedCriterion:
+        w = LoggedCriterion(criterion, self.log, tag=tag, on_evaluation=self.on_evaluation)
+        self.wrapped.append(w)
+        return w
+
+    def partial_result(self, message: str = "interrupted") -> SearchResult:
+        """The search so far: that of the last wrapped criterion which evaluated anything
+        (values of different criteria are not comparable)."""
+        for w in reversed(self.wrapped):
+            if w.evaluations:
+                return w.partial_result(message)
+        return partial_result([], message=message)
+
+    def close(self):
+        if self.log is not None:
+            self.log.close()

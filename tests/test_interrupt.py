@@ -1,0 +1,328 @@
+"""Interruption, search log and resume, progress (issue 15).
+
+* the SMO returns early when its stop flag is set; ``request_stop`` stops a solve in progress;
+* Ctrl-C (SIGINT) during a long solve of ``svmbound tune`` ends it within ~1 s with exit status
+  130 and the best-so-far JSON (``"interrupted": true``), no traceback;
+* ``BoundSVC.fit`` re-raises KeyboardInterrupt and keeps the search so far (``search_``);
+* a run resumed from its log — after an interruption, with a partly written last line, or after
+  ``kill -9`` — ends at the same θ with the same nfev as the uninterrupted run, for every search;
+* a log from other data or parameters is refused.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import numpy as np
+import pytest
+from sklearn.datasets import dump_svmlight_file, make_classification
+
+from svmbound import BoundSVC
+from svmbound.cli import main
+from svmbound.kernels import make_kernel
+from svmbound.search.log import LogMismatch
+from svmbound.solvers import solve_svm_dual
+from svmbound.solvers._smo import RBF, smo
+from svmbound.solvers.interrupt import SolverInterrupted, StopFlag, request_stop, stop_scope
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _env():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def _long_problem(n=3000):
+    """An L1-SVM whose solve at C = e^7, σ² = 5 takes seconds (hundreds of thousands of SMO
+    iterations): overlapping classes, 20 % flipped labels."""
+    X, y = make_classification(n_samples=n, n_features=10, n_informative=6, flip_y=0.2,
+                               random_state=0)
+    return X, np.where(y == 1, 1.0, -1.0)
+
+
+@pytest.fixture(scope="module")
+def small():
+    X, y = make_classification(n_samples=120, n_features=4, n_informative=3, n_redundant=0,
+                               random_state=1)
+    return X, y
+
+
+# -- solver level ------------------------------------------------------------------------------
+def test_smo_returns_at_once_when_the_stop_flag_is_set():
+    X, y = _long_problem(300)
+    n = y.size
+    sq = np.einsum("ij,ij->i", X, X)
+    args = (X, sq, y, -np.ones(n), np.full(n, 10.0), np.zeros(n), -np.ones(n), np.zeros(n),
+            RBF, 0.1, 0.0, 3, 1.0, 0.0, 1e-6, 10**7, np.empty((n, n)))
+    stop = np.zeros(1, dtype=np.int64)
+    G, n_iter, _, _, interrupted = smo(*args, stop)
+    assert not interrupted and n_iter > 100
+    for a in (args[5], args[6], args[7]):          # fresh start: α = 0, G = p, Ḡ = 0
+        a[:] = 0.0
+    args[6][:] = -1.0
+    stop[0] = 1
+    G, n_iter, _, _, interrupted = smo(*args, stop)
+    assert interrupted and n_iter == 0
+
+
+def test_request_stop_ends_a_long_solve_within_a_fraction_of_a_second():
+    X, y = _long_problem()
+    kernel = make_kernel("rbf").with_theta([np.log(5.0)])
+    done = threading.Event()
+    stopped_at = []
+
+    def stopper():                  # from 0.3 s on, until a running solve has been reached
+        time.sleep(0.3)
+        while not done.is_set() and not stopped_at:
+            if request_stop():
+                stopped_at.append(time.perf_counter())
+            time.sleep(0.01)
+
+    thread = threading.Thread(target=stopper)
+    thread.start()
+    try:
+        with pytest.raises(SolverInterrupted):
+            solve_svm_dual(X, y, kernel, np.exp(7.0), loss="l1", tol=1e-6)
+    finally:
+        done.set()
+        thread.join()
+    assert time.perf_counter() - stopped_at[0] < 0.5   # the full solve takes seconds
+    # the next solve is not affected by the earlier request (flags are per solve)
+    sol = solve_svm_dual(X[:200], y[:200], kernel, 1.0, loss="l1")
+    assert sol.converged
+
+
+def test_a_set_scope_flag_stops_solves_that_start_later():
+    X, y = _long_problem(200)
+    flag = StopFlag()
+    flag.set()
+    with flag, stop_scope(flag), pytest.raises(SolverInterrupted):
+        solve_svm_dual(X, y, make_kernel("rbf"), 1.0)
+
+
+# -- Ctrl-C in a subprocess --------------------------------------------------------------------
+def test_sigint_during_a_long_solve_exits_130_with_the_best_point_so_far(tmp_path):
+    X, y = _long_problem()
+    data = tmp_path / "long.txt"
+    dump_svmlight_file(X, y, str(data))
+    log = tmp_path / "run.jsonl"
+    cmd = [sys.executable, "-m", "svmbound.cli", "tune", str(data), "--loss", "l1",
+           "--start", "7", "1.6", "--json", "--progress", "--log", str(log)]
+    p = subprocess.Popen(cmd, cwd=REPO, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        p.stderr.read(1)              # the progress bar: the search has started
+        time.sleep(1.0)               # inside the first solve (it takes seconds)
+        t0 = time.perf_counter()
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+        elapsed = time.perf_counter() - t0
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130, err.decode()
+    assert elapsed < 2.5, elapsed    # ~0.6 s, most of it Python's own shutdown
+    report = json.loads(out)
+    assert report["interrupted"] is True
+    assert report["resume"] == f"--resume {log}"
+    err = err.decode()
+    assert "Traceback" not in err and "SystemError" not in err
+
+
+# -- the estimator keeps the search so far -----------------------------------------------------
+def _interrupt_after(monkeypatch, k):
+    """Raise KeyboardInterrupt from the progress hook after the k-th evaluation (as a Ctrl-C
+    between two evaluations would)."""
+    import svmbound.progress as progress
+
+    calls = [0]
+
+    def hook(self, ev, replayed=False):
+        calls[0] += 1
+        if calls[0] == k:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(progress.Progress, "on_evaluation", hook)
+
+
+def test_fit_reraises_keyboardinterrupt_and_keeps_the_search_so_far(small, monkeypatch):
+    X, y = small
+    _interrupt_after(monkeypatch, 3)
+    est = BoundSVC()
+    with pytest.raises(KeyboardInterrupt) as info:
+        est.fit(X, y)
+    res = est.search_
+    assert res is info.value.search_result
+    assert res.interrupted and res.status == -1 and not res.success
+    assert res.nfev == 3 and len(res.path) == 3
+    assert res.fun == min(p["value"] for p in res.path)
+    assert np.isclose(res.params["C"], np.exp(res.x[0]))
+    assert not hasattr(est, "dual_coef_")
+
+
+# -- log and resume ----------------------------------------------------------------------------
+SEARCHES = {
+    "bfgs": {},
+    "lbfgsb": {},
+    "projected-gradient": {"max_iter": 8},
+    "grid": {"grid": {"log_C": (-2, 4, 2), "log_sigma2": (-2, 4, 2)}},
+    "annealing": {"max_epochs": 12, "random_state": 0},
+}
+
+
+@pytest.mark.parametrize("search", sorted(SEARCHES))
+def test_resume_after_an_interruption_ends_where_the_uninterrupted_run_ends(
+        small, tmp_path, monkeypatch, search):
+    X, y = small
+    kw = dict(search=search, **SEARCHES[search])
+    ref = BoundSVC(**kw).fit(X, y)
+    k = ref.search_.nfev // 2
+    log = tmp_path / "run.jsonl"
+    with monkeypatch.context() as m:
+        _interrupt_after(m, k)
+        with pytest.raises(KeyboardInterrupt):
+            BoundSVC(log_file=str(log), **kw).fit(X, y)
+    lines = log.read_text().splitlines()
+    assert len(lines) == 1 + k
+    entry = json.loads(lines[1])
+    for key in ("theta", "value", "grad", "time_s", "info"):
+        assert key in entry
+    with open(log, "a") as f:                      # a line cut short by the kill
+        f.write(lines[-1][: len(lines[-1]) // 2])
+    calls = []
+    with monkeypatch.context() as m:
+        import svmbound.criteria.base as base
+
+        real = base.Criterion.evaluate
+        m.setattr(base.Criterion, "evaluate",
+                  lambda self, theta, need_grad=True: calls.append(1) or real(self, theta,
+                                                                               need_grad))
+        res = BoundSVC(log_file=str(log), resume=True, **kw).fit(X, y)
+    assert np.abs(res.best_theta_ - ref.best_theta_).max() <= 1e-6
+    assert res.search_.nfev <= ref.search_.nfev
+    assert res.n_trainings_ == ref.n_trainings_
+    n_total = len(log.read_text().splitlines()) - 1
+    # + the fit's own f(start) (gtol) before each SciPy-style search; criterion='auto' (the
+    # default) runs two of them (span and radius-margin)
+    assert n_total == ref.search_.nfev + 2 * (search in ("lbfgsb", "projected-gradient"))
+    assert len(calls) == n_total - k                            # no evaluation made twice
+
+
+def test_a_log_from_other_data_or_parameters_is_refused(small, tmp_path):
+    X, y = small
+    log = str(tmp_path / "run.jsonl")
+    BoundSVC(log_file=log, max_iter=2).fit(X, y)
+    with pytest.raises(LogMismatch, match="other training data"):
+        BoundSVC(log_file=log, resume=True, max_iter=2).fit(X[:-1], y[:-1])
+    with pytest.raises(LogMismatch, match="max_iter: 2 in the log, 3 now"):
+        BoundSVC(log_file=log, resume=True, max_iter=3).fit(X, y)
+
+
+def test_resume_after_kill_9(small, tmp_path):
+    """A subprocess whose evaluations are slowed down is killed with SIGKILL after a few logged
+    evaluations; the resumed run matches the uninterrupted one."""
+    X, y = small
+    np.save(tmp_path / "X.npy", X)
+    np.save(tmp_path / "y.npy", y)
+    log = tmp_path / "run.jsonl"
+    script = tmp_path / "slow.py"
+    script.write_text(textwrap.dedent(f"""
+        import time
+        import numpy as np
+        import svmbound.criteria.base as base
+        from svmbound import BoundSVC
+        real = base.Criterion.evaluate
+        def slow(self, theta, need_grad=True):
+            time.sleep(0.3)
+            return real(self, theta, need_grad)
+        base.Criterion.evaluate = slow
+        X, y = np.load({str(tmp_path / "X.npy")!r}), np.load({str(tmp_path / "y.npy")!r})
+        BoundSVC(log_file={str(log)!r}).fit(X, y)
+        print("finished")
+    """))
+    p = subprocess.Popen([sys.executable, str(script)], cwd=REPO, env=_env(),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and p.poll() is None:
+            if log.exists() and log.read_text().count("\n") >= 4:   # header + 3 evaluations
+                break
+            time.sleep(0.02)
+        p.send_signal(signal.SIGKILL)
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == -signal.SIGKILL and b"finished" not in out, err.decode()
+    ref = BoundSVC().fit(X, y)
+    res = BoundSVC(log_file=str(log), resume=True).fit(X, y)
+    assert np.abs(res.best_theta_ - ref.best_theta_).max() <= 1e-6
+    assert res.search_.nfev <= ref.search_.nfev
+    assert res.n_trainings_ == ref.n_trainings_
+
+
+# -- CLI ---------------------------------------------------------------------------------------
+@pytest.fixture()
+def train_file(small, tmp_path):
+    X, y = small
+    path = tmp_path / "train.txt"
+    dump_svmlight_file(X, y, str(path))
+    return path
+
+
+def test_cli_log_then_resume_a_finished_run_repeats_nothing(train_file, tmp_path, capsys):
+    log = tmp_path / "run.jsonl"
+    assert main(["tune", str(train_file), "--json", "--quiet", "--log", str(log)]) == 0
+    first = json.loads(capsys.readouterr().out)
+    n_lines = len(log.read_text().splitlines())
+    assert n_lines == 1 + first["nfev"]
+    # --log refuses to overwrite a log; --resume continues it (here: nothing left to do)
+    assert main(["tune", str(train_file), "--quiet", "--log", str(log)]) == 2
+    assert "--resume" in capsys.readouterr().err
+    assert main(["tune", str(train_file), "--json", "--quiet", "--resume", str(log)]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["log_C"] == first["log_C"] and again["nfev"] == first["nfev"]
+    assert len(log.read_text().splitlines()) == n_lines
+    # other options than the log's: refused with the differing parameter named
+    assert main(["tune", str(train_file), "--quiet", "--resume", str(log), "--tol", "1e-3"]) == 2
+    assert "tol: 1e-06 in the log, 0.001 now" in capsys.readouterr().err
+
+
+def test_cli_progress_bar_on_request_only(train_file, capsys):
+    assert main(["tune", str(train_file), "--quiet", "--max-iter", "2"]) == 0
+    assert capsys.readouterr().err == ""
+    assert main(["tune", str(train_file), "--quiet", "--progress", "--max-iter", "2"]) == 0
+    err = capsys.readouterr().err
+    assert "svmbound bfgs" in err and "eval" in err and "[svmbound] iter" not in err
+
+
+def test_cli_ctrl_c_between_evaluations_prints_the_best_point_and_returns_130(
+        train_file, tmp_path, monkeypatch, capsys):
+    _interrupt_after(monkeypatch, 2)
+    log = tmp_path / "run.jsonl"
+    assert main(["tune", str(train_file), "--quiet", "--log", str(log)]) == 130
+    out = capsys.readouterr()
+    assert "interrupted after 2 evaluations" in out.out and "best so far" in out.out
+    assert f"--resume {log}" in out.out and "Traceback" not in out.err
+    monkeypatch.undo()
+    assert main(["tune", str(train_file), "--json", "--quiet", "--resume", str(log)]) == 0
+    done = json.loads(capsys.readouterr().out)
+    assert main(["tune", str(train_file), "--json", "--quiet"]) == 0
+    ref = json.loads(capsys.readouterr().out)
+    assert done["log_C"] == ref["log_C"] and done["nfev"] == ref["nfev"]
+
+
+def test_a_random_run_needs_an_int_seed_to_be_logged(small, tmp_path):
+    X, y = small
+    with pytest.raises(ValueError, match="int random_state"):
+        BoundSVC(search="annealing", log_file=str(tmp_path / "a.jsonl")).fit(X, y)
+    with pytest.raises(ValueError, match="int random_state"):
+        BoundSVC(criterion="smoothed-validation",
+                 log_file=str(tmp_path / "b.jsonl")).fit(X, y)
+    BoundSVC(log_file=str(tmp_path / "c.jsonl"), max_iter=1).fit(X, y)   # rm-l2: no seed needed
