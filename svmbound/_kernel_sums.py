@@ -7,7 +7,10 @@ from numba import njit
 
 @njit(cache=True, nogil=True)
 def rbf_dist_weighted_sum(dot, sqa, sqb, a, b, gamma):
-    """Σ_ij a_i b_j exp(−γ d²_ij) d²_ij with d²_ij = sqa_i + sqb_j − 2 dot_ij (clipped at 0)."""
+    """Σ_ij a_i b_j exp(−γ d²_ij) d²_ij with d²_ij = sqa_i + sqb_j − 2 dot_ij (clipped at 0).
+
+    The caller centres the rows first (``RBFKernel.contract``): on data far from the origin
+    sqa + sqb − 2·dot cancels every digit of d²."""
     total = 0.0
     for i in range(dot.shape[0]):
         row = 0.0

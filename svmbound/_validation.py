@@ -33,11 +33,29 @@ def check_degree(degree) -> int:
 
 
 def check_X(X, name: str = "X") -> np.ndarray:
-    """A 2-D, non-empty, finite float64 C-contiguous copy-if-needed of ``X``."""
+    """A 2-D, non-empty, finite float64 C-contiguous copy-if-needed of ``X``.
+
+    Checks, as scikit-learn's ``check_array`` does, each a ValueError naming ``name``: complex
+    values ("Complex data not supported", never a silently dropped imaginary part), strings or
+    other non-numeric entries, a number of dimensions other than 2, no samples or no features,
+    NaN or infinity (with the first position). Sparse input is made dense.
+    """
     if hasattr(X, "toarray"):  # scipy sparse (e.g. from load_svmlight_file)
         X = X.toarray()
     try:
-        X = np.asarray(X, dtype=np.float64)
+        raw = np.asarray(X)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a numeric array: {exc}") from None
+    if raw.dtype.kind == "c" or (raw.dtype.kind == "O" and any(
+            isinstance(v, (complex, np.complexfloating)) for v in raw.ravel())):
+        raise ValueError(f"Complex data not supported: {name} has complex values "
+                         f"(dtype {raw.dtype}); pass the real part, or real and imaginary parts "
+                         "as separate features")
+    if raw.dtype.kind in "USV":
+        raise ValueError(f"{name} must be numeric, got an array of dtype {raw.dtype} (strings or "
+                         "bytes); convert it to numbers first")
+    try:
+        X = np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must be numeric: {exc}") from None
     if X.ndim == 1:
@@ -55,6 +73,27 @@ def check_X(X, name: str = "X") -> np.ndarray:
     return np.ascontiguousarray(X)
 
 
+def warn_if_degenerate(X) -> bool:
+    """A ``DataWarning`` (and True) when every row of X is the same point: no kernel can tell
+    the samples apart, every criterion is flat and the SVM predicts one class."""
+    import warnings
+
+    from .exceptions import DataWarning
+
+    if X.shape[0] > 1 and np.all(X == X[0]):
+        warnings.warn(f"all {X.shape[0]} rows of X are identical: no kernel distinguishes the "
+                      "samples, so the criterion is flat and the model predicts a single class",
+                      DataWarning, stacklevel=3)
+        return True
+    return False
+
+
+def data_scale(X) -> float:
+    """Mean squared distance between two rows of X, 2·Σ_k Var(X_k) (O(n·d)): the scale that
+    σ² of an RBF kernel has to match (σ² far below it gives K ≈ I, far above K ≈ 11ᵀ)."""
+    return float(2.0 * np.var(X, axis=0).sum())
+
+
 def check_binary_y(y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
     """Map two label values to −1/+1.
 
@@ -68,8 +107,11 @@ def check_binary_y(y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
             raise ValueError(f"y must be 1-D, got shape {np.shape(y)}")
     if y.shape[0] != n_samples:
         raise ValueError(f"X and y have different lengths: {n_samples} samples in X, {y.shape[0]} labels in y")
+    if y.dtype.kind == "c":
+        raise ValueError(f"Complex data not supported: y has complex labels (dtype {y.dtype})")
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise ValueError("y contains NaN or infinity")
+    _check_class_labels(y)
     classes = np.unique(y)
     if classes.size < 2:
         raise ValueError(f"y has a single class ({classes[0]!r}); an SVM needs two classes")
@@ -78,6 +120,39 @@ def check_binary_y(y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
                          "problems (exactly two label values)")
     y_pm = np.where(y == classes[1], 1.0, -1.0)
     return y_pm, classes
+
+
+def _check_class_labels(y) -> None:
+    """Reject targets that are not class labels, as scikit-learn's classifiers do
+    (``check_classification_targets``): continuous values such as 0.5 and 1.5 ("Unknown label
+    type: continuous"), or a mixture of types (e.g. strings and numbers)."""
+    from sklearn.utils.multiclass import type_of_target
+
+    try:
+        kind = type_of_target(y, input_name="y")
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"y does not hold class labels: {exc}") from None
+    if kind == "continuous" or kind == "continuous-multioutput":
+        frac = y[(y != np.round(y)) & np.isfinite(y)] if y.dtype.kind == "f" else y
+        raise ValueError(f"Unknown label type: continuous. y must hold class labels (two distinct "
+                         f"values such as -1/+1, 0/1 or strings), got non-integer values such as "
+                         f"{frac[:3].tolist()}; regression targets are not supported")
+    if kind == "unknown":
+        raise ValueError(f"Unknown label type: y of dtype {y.dtype} must hold class labels of one "
+                         f"type (numbers or strings), got e.g. {y[:5].tolist()}")
+
+
+def check_known_labels(y, classes, name: str = "y") -> None:
+    """Every label of ``y`` (e.g. of a test set) is one of ``classes`` (those the model was
+    trained on); otherwise a ValueError naming the unknown labels — an accuracy computed with
+    them would be meaningless (0/1 test labels against a model of −1/+1)."""
+    y = np.asarray(y).ravel()
+    classes = np.asarray(classes)
+    unknown = np.setdiff1d(np.unique(y), classes)
+    if unknown.size:
+        raise ValueError(f"{name} has labels {unknown[:10].tolist()} that are not among the "
+                         f"training classes {classes.tolist()}; the labels of both sets must use "
+                         "the same values")
 
 
 def check_pm1(y, n_samples: int) -> np.ndarray:

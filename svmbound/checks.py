@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .exceptions import SvmboundWarning
 
-class ModelWarning(RuntimeWarning):
+
+class ModelWarning(SvmboundWarning, RuntimeWarning):
     """A tuned model svmbound cannot stand behind (see :mod:`svmbound.checks`)."""
 
 

@@ -11,11 +11,13 @@ import argparse
 import json
 import sys
 import time
+import warnings
 
 import numpy as np
 
 from . import __version__, cli_gridpy
 from .criteria import ALIASES, CRITERIA
+from ._validation import check_known_labels
 from .estimators import ARD_KERNELS, ESTIMATOR_KERNELS, SEARCHES, BoundSVC
 
 
@@ -187,22 +189,37 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def load_train_test(train, test=None, scale=False, n_features=None, err=None):
-    """LIBSVM files → dense arrays; test columns padded to the training width (or
-    ``n_features``), test features beyond it dropped with a warning on ``err``."""
-    from .datasets import load_libsvm
+def load_inputs(train, test=None, scale=False, n_features=None) -> dict:
+    """LIBSVM files → ``{"X", "y", "X_test", "y_test", "base"}`` (dense arrays; the test
+    entries None without ``test``; ``base``: the file's index of column 0, 1 unless the files
+    use the index 0).
 
-    X, y = load_libsvm(train, n_features=n_features)
+    Both files are read together (``datasets.load_libsvm_files``): one column numbering for
+    both, so that a stray ``0:`` in either never shifts one file's columns against the other's.
+    The width is the training file's (or ``n_features``: a training file using more is a
+    ValueError naming the line); test features beyond it are dropped with a ``DataWarning``.
+    With ``scale``, features are scaled to [-1, 1] like svm-scale, fitted on the training data.
+    """
+    from .datasets import load_libsvm, load_libsvm_files
+    from .exceptions import DataWarning
+
+    paths = [train] if test is None else [train, test]
+    parts, info = load_libsvm_files(paths, return_info=True)
+    base = info["base"]
+    n_train = info["n_columns"][0]
+    if n_features is not None and n_train > n_features:
+        load_libsvm(train, n_features=n_features)        # raises, naming the line
+    width = n_train if n_features is None else int(n_features)
+    X, y = _fit_width(parts[0], width), parts[1]
     Xt = yt = None
     if test is not None:
-        Xt, yt = load_libsvm(test)
-        if Xt.shape[1] > X.shape[1]:
-            print(f"svmbound: warning: test file {test} uses feature indices up to {Xt.shape[1]}, "
-                  f"beyond the {X.shape[1]} features of the training data; they are ignored",
-                  file=sys.stderr if err is None else err)
-            Xt = np.ascontiguousarray(Xt[:, :X.shape[1]])
-        if Xt.shape[1] < X.shape[1]:
-            Xt = np.hstack([Xt, np.zeros((Xt.shape[0], X.shape[1] - Xt.shape[1]))])
+        Xt, yt = parts[2], parts[3]
+        n_test = info["n_columns"][1]
+        if n_test > width:
+            warnings.warn(f"test file {test} uses feature indices up to {n_test + base - 1}, "
+                          f"beyond the {width} features of the training data; they are ignored",
+                          DataWarning, stacklevel=2)
+        Xt = _fit_width(Xt, width)
     if scale:
         from sklearn.preprocessing import MinMaxScaler
 
@@ -210,7 +227,70 @@ def load_train_test(train, test=None, scale=False, n_features=None, err=None):
         X = scaler.transform(X)
         if Xt is not None:
             Xt = scaler.transform(Xt)
-    return X, y, Xt, yt
+    return {"X": X, "y": y, "X_test": Xt, "y_test": yt, "base": base}
+
+
+def _fit_width(X, width: int):
+    """X cut or zero-padded to ``width`` columns."""
+    if X.shape[1] >= width:
+        return np.ascontiguousarray(X[:, :width])
+    return np.hstack([X, np.zeros((X.shape[0], width - X.shape[1]))])
+
+
+def load_train_test(train, test=None, scale=False, n_features=None):
+    """LIBSVM files → ``(X, y, X_test, y_test)`` dense arrays (see ``load_inputs``)."""
+    d = load_inputs(train, test, scale, n_features)
+    return d["X"], d["y"], d["X_test"], d["y_test"]
+
+
+def check_output_path(path, option: str) -> None:
+    """Raise a ValueError naming ``option`` unless a file can be written at ``path``: its folder
+    must exist and the file must be creatable (probed by creating and removing it) or, if it
+    exists, a writable regular file. Called before a search, so that a typo in an output path
+    does not cost the whole search."""
+    import os
+    from pathlib import Path
+
+    p = Path(path).expanduser()
+    folder = p.parent if str(p.parent) else Path(".")
+    if not folder.is_dir():
+        raise ValueError(f"{option} {path}: folder {folder} does not exist")
+    if p.is_dir():
+        raise ValueError(f"{option} {path} is a folder, not a file name")
+    try:
+        if p.exists():
+            with open(p, "ab"):
+                pass
+        else:
+            with open(p, "xb"):
+                pass
+            os.unlink(p)
+    except OSError as exc:
+        raise ValueError(f"{option} {path}: cannot write there ({exc.strerror or exc})") from None
+
+
+def check_plot_options(args) -> None:
+    """What ``--plot`` needs, checked before the search: a writable file of an image format
+    matplotlib knows, and a kernel with one parameter besides ln C (the map is 2-D)."""
+    if not args.plot:
+        return
+    if args.kernel in ARD_KERNELS:
+        raise ValueError(f"--plot draws a map over two parameters (ln C and one kernel "
+                         f"parameter); the {args.kernel} kernel has one per feature")
+    if args.kernel == "linear":
+        raise ValueError("--plot draws a map over ln C and one kernel parameter; the linear "
+                         "kernel has none (use --kernel rbf or poly)")
+    from pathlib import Path
+
+    ext = Path(args.plot).suffix.lower().lstrip(".")
+    if ext:
+        from matplotlib.backend_bases import FigureCanvasBase
+
+        formats = FigureCanvasBase.get_supported_filetypes()
+        if ext not in formats:
+            raise ValueError(f"--plot {args.plot}: unknown image format {ext!r}; use one of "
+                             f"{', '.join(sorted(formats))}")
+    check_output_path(args.plot, "--plot")
 
 
 def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
@@ -220,9 +300,9 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
 
     t0 = time.perf_counter()
     degree = _degree_arg(args.degree)
-    if args.plot and args.kernel in ARD_KERNELS:
-        raise ValueError(f"--plot draws a map over two parameters (ln C and one kernel "
-                         f"parameter); the {args.kernel} kernel has one per feature")
+    check_plot_options(args)
+    if yt is not None:
+        check_known_labels(yt, np.unique(y), "the test set")
     grid_spec = None
     if args.search == "grid":
         grid_spec = {"log_C": tuple(args.grid_log_c)}
@@ -380,9 +460,10 @@ def summary(r: dict) -> str:
     return "\n".join(lines)
 
 
-def run_select(args, X, y, out=None, err=None) -> dict:
-    """``svmbound select``: Chapelle §8 feature selection; prints the kept features (1-based,
-    as in LIBSVM files) and their scaling factors."""
+def run_select(args, X, y, out=None, err=None, feature_base=1) -> dict:
+    """``svmbound select``: Chapelle §8 feature selection; prints the kept features (numbered
+    as in the LIBSVM file: column k is feature k + ``feature_base``; principal components from
+    1) and their scaling factors."""
     from .selection import ScalingSelector
 
     out = sys.stdout if out is None else out
@@ -395,7 +476,8 @@ def run_select(args, X, y, out=None, err=None) -> dict:
     order = kept[np.argsort(sel.scaling_factors_[kept])[::-1]]
     report = {"keep": int(args.keep), "space": args.space, "criterion": args.criterion,
               "kernel": args.kernel,
-              "features": [int(k) + 1 for k in order],
+              "features": [int(k) + (feature_base if args.space == "input" else 1)
+                           for k in order],
               "scaling_factors": [float(sel.scaling_factors_[k]) for k in order],
               "ranking": [int(r) for r in sel.ranking_],
               "n_evaluations": int(sel.n_evaluations_), "n_rounds": int(sel.n_rounds_),
@@ -440,32 +522,56 @@ def main(argv=None) -> int:
     argv = cli_gridpy.fix_argv(sys.argv[1:] if argv is None else list(argv))
     args = parser.parse_args(argv)
     try:
-        if args.command == "tune":
-            gridpy = cli_gridpy.resolve(args)
-            X, y, Xt, yt = load_train_test(args.train, args.test, args.scale, args.n_features)
-            cli_gridpy.apply(gridpy, args, X, y)
-            report = run_tune(args, X, y, Xt, yt)
-            cli_gridpy.finish(gridpy, report, X.shape[0], quiet=args.quiet)
-        elif args.command == "select":
-            X, y, _, _ = load_train_test(args.train, None, args.scale)
-            run_select(args, X, y)
-        elif args.command == "criteria":
-            print(criteria_table(args.json))
-        elif args.command == "demo":
-            from .datasets import load_demo
-
-            X, y, Xt, yt = load_demo(random_state=args.random_state)
-            if not args.quiet:
-                print(f"[svmbound] demo: scikit-learn breast-cancer, {X.shape[0]} train / "
-                      f"{Xt.shape[0]} test, {X.shape[1]} standardised features", file=sys.stderr)
-            run_tune(args, X, y, Xt, yt)
-    except (ValueError, FileNotFoundError) as exc:
-        print(f"svmbound: error: {exc}", file=sys.stderr)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            _run_command(args)
+    except (ValueError, OSError, EOFError, MemoryError) as exc:
+        print(f"svmbound: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("svmbound: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     return 0
+
+
+def _one_line(exc: BaseException) -> str:
+    """The message of ``exc`` on one line (a MemoryError gets a sentence of its own)."""
+    if isinstance(exc, MemoryError):
+        return f"out of memory ({exc or 'the data or kernel matrix do not fit'})"
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """Warnings as one line on stderr: ``svmbound: warning: …`` (no source line)."""
+    text = _one_line(message)
+    text = text[len("svmbound: "):] if text.startswith("svmbound: ") else text
+    print(f"svmbound: warning: {text} ({category.__name__})",
+          file=sys.stderr if file is None else file, flush=True)
+
+
+def _run_command(args) -> None:
+    """Run the parsed sub-command (errors propagate to ``main``)."""
+    if args.command == "tune":
+        gridpy = cli_gridpy.resolve(args)
+        data = load_inputs(args.train, args.test, args.scale, args.n_features)
+        X, y = data["X"], data["y"]
+        cli_gridpy.apply(gridpy, args, X, y)
+        report = run_tune(args, X, y, data["X_test"], data["y_test"])
+        cli_gridpy.finish(gridpy, report, X.shape[0], quiet=args.quiet)
+    elif args.command == "select":
+        data = load_inputs(args.train, None, args.scale)
+        run_select(args, data["X"], data["y"], feature_base=data["base"])
+    elif args.command == "criteria":
+        print(criteria_table(args.json))
+    elif args.command == "demo":
+        from .datasets import load_demo
+
+        X, y, Xt, yt = load_demo(random_state=args.random_state)
+        if not args.quiet:
+            print(f"[svmbound] demo: scikit-learn breast-cancer, {X.shape[0]} train / "
+                  f"{Xt.shape[0]} test, {X.shape[1]} standardised features", file=sys.stderr)
+        run_tune(args, X, y, Xt, yt)
 
 
 if __name__ == "__main__":  # pragma: no cover

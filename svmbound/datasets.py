@@ -24,15 +24,20 @@ Every random choice takes a ``random_state``.
 from __future__ import annotations
 
 import bz2
+import errno
 import gzip
 import lzma
 import os
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["ENV_VAR", "data_dir", "ida_datasets", "load_ida", "load_libsvm", "load_ijcnn1",
+from .exceptions import DataWarning
+
+__all__ = ["ENV_VAR", "data_dir", "ida_datasets", "load_ida", "load_libsvm", "load_libsvm_files",
+           "dense_limit_bytes", "load_ijcnn1",
            "load_golub", "load_demo"]
 
 #: Environment variable naming the data root.
@@ -150,6 +155,26 @@ def load_ida(name: str, split: int = 1, data=None):
 # ---------------------------------------------------------------------------------------------
 # LIBSVM format
 # ---------------------------------------------------------------------------------------------
+#: Largest feature index scikit-learn's LIBSVM parser accepts (it overflows beyond).
+MAX_FEATURE_INDEX = 2**31 - 1
+#: Upper limit of ``dense_limit_bytes``: whatever the memory, a LIBSVM file is not turned into a
+#: dense matrix of more than 16 GiB (a stray index such as ``50000000:1`` in an 80-line file
+#: asks for 30 GiB; svmbound's kernels need an n×n matrix long before d×n is that large).
+DENSE_LIMIT_MAX_BYTES = 16 * 2**30
+
+_COMPRESSION = {".bz2": "bzip2", ".gz": "gzip", ".xz": "xz"}
+
+
+def dense_limit_bytes() -> int:
+    """Largest dense float64 feature matrix the LIBSVM loaders build, in bytes: a quarter of the
+    physical memory (the rule of the kernel cache), at most ``DENSE_LIMIT_MAX_BYTES``."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        total = 4 * DENSE_LIMIT_MAX_BYTES
+    return int(min(DENSE_LIMIT_MAX_BYTES, total // 4))
+
+
 def _open_binary(path: Path):
     """Open a possibly compressed file for binary reading (by extension)."""
     suffix = path.suffix.lower()
@@ -162,8 +187,49 @@ def _open_binary(path: Path):
     return open(path, "rb")
 
 
-def _check_libsvm_line(line: bytes, n_features):
-    """None if ``line`` is a valid LIBSVM line, else a short reason."""
+def _read_error(path: Path, exc: BaseException) -> Exception:
+    """The error to raise for an OS or decompression failure while reading ``path``: the
+    OS errors (permission, a directory…) keep their type with the path in the message; a
+    corrupt or truncated compressed file becomes a ValueError that says so."""
+    if isinstance(exc, OSError) and exc.errno is not None:
+        return type(exc)(exc.errno, exc.strerror, str(path))
+    kind = _COMPRESSION.get(path.suffix.lower())
+    if isinstance(exc, EOFError):
+        return ValueError(f"{path}: the {kind or 'compressed'} data end too early (truncated "
+                          f"file?): {exc}")
+    if kind is not None:
+        return ValueError(f"{path}: cannot decompress as {kind} data (the name ends in "
+                          f"{path.suffix}; is the file really {kind}-compressed?): {exc}")
+    return ValueError(f"{path}: cannot read: {exc}")
+
+
+def _line_indices(line: bytes):
+    """Feature indices of one LIBSVM line (no validation; [] for blank/comment lines)."""
+    text = line.split(b"#", 1)[0].split()
+    out = []
+    for tok in text[1:]:
+        idx, sep, _ = tok.partition(b":")
+        if sep and idx != b"qid":
+            try:
+                out.append(int(idx))
+            except ValueError:
+                pass
+    return out
+
+
+def _find_line(path: Path, predicate):
+    """(line number, text) of the first line whose feature indices satisfy ``predicate``."""
+    with _open_binary(path) as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if predicate(_line_indices(line)):
+                text = line.decode(errors="replace").rstrip("\r\n")
+                return lineno, (text if len(text) <= 120 else text[:117] + "...")
+    return None, ""
+
+
+def _check_libsvm_line(line: bytes, n_features, base: int = 1):
+    """None if ``line`` is a valid LIBSVM line, else a short reason (``base``: the index of the
+    first column, for the ``n_features`` check)."""
     text = line.split(b"#", 1)[0].strip()
     if not text:
         return None
@@ -190,57 +256,151 @@ def _check_libsvm_line(line: bytes, n_features):
             return f"value {val!r} in {t!r} is not a number"
         if k < 0:
             return f"negative feature index {k}"
+        if k > MAX_FEATURE_INDEX:
+            return f"feature index {k} is too large (at most {MAX_FEATURE_INDEX})"
         if k <= prev:
             return f"feature indices must be strictly increasing ({prev} then {k})"
-        if n_features is not None and k > n_features:
+        if n_features is not None and k - base >= n_features:
             return f"feature index {k} exceeds n_features={n_features}"
         prev = k
     return None
 
 
-def _first_bad_line(path: Path, n_features):
+def _first_bad_line(path: Path, n_features, base: int = 1):
     with _open_binary(path) as fh:
         for lineno, line in enumerate(fh, start=1):
-            reason = _check_libsvm_line(line, n_features)
+            reason = _check_libsvm_line(line, n_features, base)
             if reason is not None:
                 return lineno, reason, line.decode(errors="replace").rstrip("\r\n")
     return None
 
 
-def load_libsvm(path, n_features=None):
+def _parse_error(path: Path, exc: Exception, n_features=None, base: int = 1) -> ValueError:
+    try:
+        bad = _first_bad_line(path, n_features, base)
+    except (OSError, EOFError, lzma.LZMAError) as err:
+        return _read_error(path, err)
+    if bad is None:
+        return ValueError(f"{path}: cannot parse as LIBSVM format ({exc}); no single bad line "
+                          f"found by a line scan")
+    lineno, reason, text = bad
+    if len(text) > 120:
+        text = text[:117] + "..."
+    return ValueError(f"{path}, line {lineno}: {reason}: {text!r} (scikit-learn said: {exc})")
+
+
+def _read_sparse(path: Path):
+    """(CSR X, y) of one LIBSVM file with its indices taken literally (column k = index k),
+    never densified; read and parse errors as described in ``load_libsvm``."""
+    from sklearn.datasets import load_svmlight_file
+
+    if not path.exists():
+        raise FileNotFoundError(f"LIBSVM file not found: {path}")
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a directory, not a LIBSVM file", str(path))
+    try:
+        with _open_binary(path) as fh:
+            X, y = load_svmlight_file(fh, zero_based=True, dtype=np.float64)
+    except (ValueError, TypeError, IndexError, UnicodeDecodeError, OverflowError) as exc:
+        raise _parse_error(path, exc) from exc
+    except (OSError, EOFError, lzma.LZMAError) as exc:
+        raise _read_error(path, exc) from exc
+    if X.shape[0] == 0:
+        raise ValueError(f"{path}: no data lines (the file is empty or holds only comments)")
+    return X.tocsr(), np.asarray(y, dtype=np.float64)
+
+
+def load_libsvm_files(paths, n_features=None, *, max_dense_bytes=None,
+                      return_info: bool = False):
+    """Read several LIBSVM/SVMlight files (plain, .bz2, .gz or .xz) with one column numbering:
+    ``[X_0, y_0, X_1, y_1, …]`` (dense float64 arrays with the same number of columns, labels
+    as written), and with ``return_info`` also a dict: ``base``, the feature index of column 0
+    (1, or 0 for zero-based files), and ``n_columns``, the columns each file uses (its largest
+    index + 1 − base).
+
+    LIBSVM files number features from 1. When no file uses the index 0, column k − 1 holds
+    feature k (base 1). When any file uses index 0, every file is read zero-based (column k
+    holds feature k, base 0) — decided for all the files together, so that a training and a
+    test file never disagree (scikit-learn's ``zero_based='auto'`` decides file by file, and a
+    lone ``0:`` in one line of the training file shifted all its columns against the test
+    file's). Index 0 in only a few lines of a file (at most 1 %, or one line) is most likely
+    a slip in a 1-based file: a ``DataWarning`` names the file and the first such line; the
+    value is kept as its own column 0 and no other column moves.
+
+    ``n_features`` fixes the number of columns. Checks, each a ``ValueError`` naming the file
+    (and the line where one is to blame): parse errors; an index beyond ``n_features``; a
+    corrupt or truncated compressed file; a dense matrix larger than ``max_dense_bytes``
+    (default ``dense_limit_bytes()``; a stray index such as ``2000000000:1`` would otherwise
+    make numpy allocate terabytes) — checked on the sparse data, before anything dense is
+    built. A missing file raises ``FileNotFoundError``, an unreadable one ``PermissionError``
+    (or the ``OSError`` of the system) with the path.
+    """
+    paths = [Path(p).expanduser() for p in paths]
+    if n_features is not None:
+        if isinstance(n_features, bool) or int(n_features) != n_features or n_features < 1:
+            raise ValueError(f"n_features must be an integer >= 1, got {n_features!r}")
+        n_features = int(n_features)
+    limit = dense_limit_bytes() if max_dense_bytes is None else float(max_dense_bytes)
+    parts = [_read_sparse(p) for p in paths]
+    uses_zero = [bool(np.any(X.indices == 0)) for X, _ in parts]
+    base = 0 if any(uses_zero) else 1
+    for path, (X, _), zero in zip(paths, parts, uses_zero):
+        if not zero:
+            continue
+        rows = int(np.count_nonzero(X.indices == 0))
+        if rows <= max(1, 0.01 * X.shape[0]):
+            lineno, text = _find_line(path, lambda idx: 0 in idx)
+            warnings.warn(
+                f"{path}, line {lineno}: feature index 0 ({text!r}) in {rows} of {X.shape[0]} "
+                f"lines; LIBSVM numbers features from 1. Read zero-based (index 0 is its own "
+                f"column, every other feature keeps its index{' in all files' if len(paths) > 1 else ''})",
+                DataWarning, stacklevel=2)
+    widths = [max(0, X.shape[1] - base) for X, _ in parts]   # columns each file uses
+    n_cols = max(widths) if n_features is None else n_features
+    if n_cols == 0:
+        raise ValueError(f"{', '.join(map(str, paths))}: no line has a feature (index:value)")
+    for path, (X, _), width in zip(paths, parts, widths):
+        if width > n_cols:                                # only with n_features given
+            top = int(X.indices.max())
+            lineno, text = _find_line(path, lambda idx: top in idx)
+            raise ValueError(f"{path}, line {lineno}: feature index {top} exceeds "
+                             f"n_features={n_features}: {text!r}")
+        need = float(X.shape[0]) * n_cols * 8
+        if need > limit:
+            top = int(X.indices.max())
+            lineno, text = _find_line(path, lambda idx: top in idx)
+            raise ValueError(
+                f"{path}, line {lineno}: feature index {top} would make a dense {X.shape[0]} x "
+                f"{n_cols} float64 matrix of {_bytes(need)} (limit {_bytes(limit)}); svmbound works "
+                f"on dense data — is the index a typo? ({text!r})")
+    out = []
+    for X, y in parts:
+        X = X[:, base:] if X.shape[1] > base else X[:, :0]
+        if X.shape[1] < n_cols:
+            X.resize((X.shape[0], n_cols))
+        out += [np.ascontiguousarray(X.toarray(), dtype=np.float64), y]
+    return (out, {"base": base, "n_columns": widths}) if return_info else out
+
+
+def _bytes(n: float) -> str:
+    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{int(n)} bytes"
+
+
+def load_libsvm(path, n_features=None, *, max_dense_bytes=None):
     """Read a LIBSVM/SVMlight file (plain, .bz2, .gz or .xz) as ``(X, y)``.
 
     ``X`` is a dense float64 array, ``y`` the labels as float64 (as written in the file; they
     are not mapped to ±1). ``n_features`` fixes the number of columns (pass it when the file
-    may not use its last feature index). A missing file raises ``FileNotFoundError``; a parse
+    may not use its last feature index). Features are numbered from 1 unless the file uses the
+    index 0 (see ``load_libsvm_files``, which reads a training and a test file together and
+    checks what this function checks). A missing file raises ``FileNotFoundError``; a parse
     error raises ``ValueError`` naming the file and the first offending line.
     """
-    from sklearn.datasets import load_svmlight_file
-
-    path = Path(path).expanduser()
-    if not path.is_file():
-        raise FileNotFoundError(f"LIBSVM file not found: {path}")
-    if n_features is not None:
-        n_features = int(n_features)
-        if n_features < 1:
-            raise ValueError(f"n_features must be >= 1, got {n_features}")
-    try:
-        if path.suffix.lower() == ".xz":  # scikit-learn decompresses only .gz and .bz2 itself
-            with lzma.open(path, "rb") as fh:
-                X, y = load_svmlight_file(fh, n_features=n_features, dtype=np.float64)
-        else:
-            X, y = load_svmlight_file(str(path), n_features=n_features, dtype=np.float64)
-    except (ValueError, TypeError, IndexError, UnicodeDecodeError) as exc:
-        bad = _first_bad_line(path, n_features)
-        if bad is None:
-            raise ValueError(f"{path}: cannot parse as LIBSVM format ({exc}); no single bad line "
-                             f"found by a line scan") from exc
-        lineno, reason, text = bad
-        if len(text) > 120:
-            text = text[:117] + "..."
-        raise ValueError(f"{path}, line {lineno}: {reason}: {text!r} "
-                         f"(scikit-learn said: {exc})") from exc
-    return np.ascontiguousarray(X.toarray(), dtype=np.float64), np.asarray(y, dtype=np.float64)
+    X, y = load_libsvm_files([path], n_features, max_dense_bytes=max_dense_bytes)
+    return X, y
 
 
 def _stratified_subsample(y, n, random_state):

@@ -16,8 +16,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_binary_y, check_degree, check_X
+from ._validation import check_binary_y, check_degree, check_X, data_scale, warn_if_degenerate
 from .criteria import criterion_class
+from .exceptions import SearchWarning
 from .kernels import KERNELS, make_kernel
 from .checks import ModelWarning, is_severe, model_problems
 from .solvers import DEFAULT_CACHE_MB, decision_function, solve_svm_dual, warm_start_alpha
@@ -109,6 +110,15 @@ def split_degree(degree, kernel: str, search: str):
     return lo, (lo, hi)
 
 
+def _floats(value, name: str, ravel: bool = True) -> np.ndarray:
+    """``value`` as a float array, or a ValueError naming ``name``."""
+    try:
+        a = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be numbers, got {value!r}") from None
+    return a.ravel() if ravel else a
+
+
 def box_and_start(param_names, bounds=None, start=None):
     """(lower, upper, x0) arrays for the tuned parameters, validated."""
     n = len(param_names)
@@ -116,7 +126,7 @@ def box_and_start(param_names, bounds=None, start=None):
         lower = np.array([_default(DEFAULT_BOUNDS, p)[0] for p in param_names])
         upper = np.array([_default(DEFAULT_BOUNDS, p)[1] for p in param_names])
     else:
-        b = np.asarray(bounds, dtype=float)
+        b = _floats(bounds, "bounds", ravel=False)
         if b.shape == (2,):
             b = np.tile(b, (n, 1))
         if b.shape != (n, 2):
@@ -129,7 +139,7 @@ def box_and_start(param_names, bounds=None, start=None):
         k = int(np.argmax(lower >= upper))
         raise ValueError(f"bounds for {param_names[k]}: lower {lower[k]} must be < upper {upper[k]}")
     x0 = (np.array([_default(DEFAULT_START, p) for p in param_names]) if start is None
-          else np.asarray(start, dtype=float).ravel())
+          else _floats(start, "start"))
     if x0.shape != (n,):
         raise ValueError(f"start must have {n} entries {param_names}, got {x0.size}")
     if not np.all(np.isfinite(x0)):
@@ -140,6 +150,29 @@ def box_and_start(param_names, bounds=None, start=None):
         raise ValueError(f"start point {x0.tolist()} is outside the box: {param_names[k]} = "
                          f"{x0[k]} not in [{lower[k]}, {upper[k]}]")
     return lower, upper, x0
+
+
+def _warn_flat_start(result, x0, param_names, X) -> None:
+    """A ``SearchWarning`` (RuntimeWarning) when the search left parameters at their start
+    value where the criterion was flat (``flat_start_parameters``): the answer is then the
+    start point, not a minimum — typically data far from unit scale for an RBF kernel."""
+    from .search.result import flat_start_parameters
+
+    flat = flat_start_parameters(result, x0)
+    if not flat:
+        return
+    names = [param_names[k] for k in flat]
+    msg = (f"the search stopped with {', '.join(names)} at the start value "
+           f"{[float(x0[k]) for k in flat]}, where the criterion is flat (gradient 0 relative "
+           f"to its value): the result is the start point, not a minimum")
+    if any(n.startswith("log_sigma2") for n in names):
+        scale = data_scale(X)
+        msg += (f". The kernel is numerically constant there: the mean squared distance between "
+                f"rows is {scale:.3g} (ln = {np.log(scale):.3g}), far from sigma^2 = "
+                f"{np.exp(x0[flat[-1]]):.3g}; standardise the features (StandardScaler, or "
+                f"--scale on the command line) or give start/bounds for ln sigma^2 near "
+                f"{np.log(scale / 2):.3g}" if scale > 0 else "")
+    warnings.warn(msg, SearchWarning, stacklevel=3)
 
 
 class BoundSVC(ClassifierMixin, BaseEstimator):
@@ -297,16 +330,19 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                               cache_size=self.cache_size, **self._criterion_params(cls))
 
     def _grid_axes(self, param_names, lower, upper):
-        from .search.grid import grid_range
+        from .search.grid import grid_axis
 
         if len(param_names) not in (1, 2):
             raise ValueError(f"search='grid' needs one or two parameters, the {self.kernel} "
                              f"kernel gives {len(param_names)}")
+        if self.grid is not None and not isinstance(self.grid, dict):
+            raise ValueError(f"grid must be a dict {{parameter: (begin, end, step)}} with "
+                             f"parameters {param_names}, got {self.grid!r}")
         spec = {} if self.grid is None else dict(self.grid)
         unknown = set(spec) - set(param_names)
         if unknown:
             raise ValueError(f"grid keys {sorted(unknown)} are not parameters; valid: {param_names}")
-        return [grid_range(*spec.get(p, (lo, hi, 1.0)))
+        return [grid_axis(spec.get(p, (lo, hi, 1.0)), f"grid[{p!r}]")
                 for p, lo, hi in zip(param_names, lower, upper)]
 
     def _check_max(self, value, name):
@@ -403,6 +439,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         y_pm, self.classes_ = check_binary_y(y, X.shape[0])
         self.n_features_in_ = X.shape[1]
         self._validate()
+        degenerate = warn_if_degenerate(X)
         degree, _ = split_degree(self.degree, self.kernel, self.search)
         kernel0 = base_kernel(self.kernel, degree, self.coef0, X.shape[1], self.groups)
         if self._uses_auto():
@@ -430,6 +467,8 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
             else:
                 crit = run.wrap(crit)
                 result, theta = self._run_search(crit, X, y_pm, lower, upper, x0, callback)
+                if not degenerate:
+                    _warn_flat_start(result, x0, crit.param_names, X)
                 self.criterion_name_ = "de-bie-convex" if self.search == "convex" else crit.name
                 n_search = result.nfev if self.search == "convex" else crit.n_trainings
                 crit_rate = self._criterion_rate(crit, result, y_pm.size)
@@ -610,7 +649,10 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                 + self.intercept_[0])
 
     def predict(self, X):
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        """``classes_[1]`` where the decision function is positive, else ``classes_[0]``
+        (``NotFittedError`` before ``fit``, as ``decision_function``)."""
+        scores = self.decision_function(X)
+        return self.classes_[(scores > 0).astype(int)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -196,7 +196,11 @@ class RBFKernel(Kernel):
         ia, ib = _support(a), _support(b)
         if ia.size == 0 or ib.size == 0:
             return np.zeros(1)
-        Xa, Xb = X[ia], X[ib]
+        # centred on the mean of the b rows, as ``block`` and the SMO centre: ‖x − z‖² is
+        # translation invariant, but ‖x‖² + ‖z‖² − 2⟨x, z⟩ on data far from the origin loses
+        # every digit (at an offset of 1e8 the gradient even had the wrong sign, issue 15)
+        m = X[ib].mean(axis=0)
+        Xa, Xb = X[ia] - m, X[ib] - m
         sqa, sqb = np.einsum("ij,ij->i", Xa, Xa), np.einsum("ij,ij->i", Xb, Xb)
         wa, wb = np.ascontiguousarray(a[ia]), np.ascontiguousarray(b[ib])
         total = 0.0
@@ -274,6 +278,17 @@ class PolynomialKernel(Kernel):
 
 
 KERNELS = {"rbf": RBFKernel, "linear": LinearKernel, "poly": PolynomialKernel}
+
+
+def check_kernel(kernel, name: str = "kernel") -> Kernel:
+    """``kernel`` if it is a ``Kernel`` object, else a ValueError saying what is expected (a
+    name such as 'rbf' is what the estimators take; the solvers and criteria take objects)."""
+    if not isinstance(kernel, Kernel):
+        hint = (f" (build one with make_kernel({kernel!r}))" if isinstance(kernel, str)
+                and kernel in KERNELS else "")
+        raise ValueError(f"{name} must be a svmbound Kernel object such as RBFKernel(1.0), got "
+                         f"{kernel!r}{hint}")
+    return kernel
 
 
 def make_kernel(name: str, **params) -> Kernel:

@@ -193,11 +193,11 @@ def test_n_features_fixes_the_width(files, capsys):
               "-1,-1,1", "--json", "--quiet"]
     assert main(["tune", str(d / "narrow.txt"), "--n-features", "6"] + common) == 0
     out = capsys.readouterr()
-    assert "warning" not in out.err
+    assert "warning: test file" not in out.err
     r6 = json.loads(out.out)
     assert main(["tune", str(d / "narrow.txt")] + common) == 0
     out = capsys.readouterr()
-    assert "warning" in out.err
+    assert "warning: test file" in out.err
     r4 = json.loads(out.out)
     # gamma is fixed by -log2g here, so the two models agree on the training data
     assert r6["train_accuracy"] == r4["train_accuracy"] and r6["n_sv"] == r4["n_sv"]

@@ -44,12 +44,31 @@ def criterion_class(name: str, loss: str | None = None) -> type:
     return cls
 
 
+def _keyword_parameters(cls) -> set:
+    """Keyword parameters a criterion class accepts: those of every ``__init__`` along its
+    class hierarchy (each passes ``**kw`` on to its base)."""
+    names = set()
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        for p in inspect.signature(init).parameters.values():
+            if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name not in (
+                    "self", "X", "y", "kernel"):
+                names.add(p.name)
+    return names
+
+
 def make_criterion(name: str, X, y, kernel, *, loss: str | None = None, random_state=None,
                    **kw) -> Criterion:
     """Build a criterion by name. ``loss`` is passed on to criteria that take either loss
     (cv-error, loo-error) and ``random_state`` to those that make random choices."""
     cls = criterion_class(name, loss)
     accepted = inspect.signature(cls.__init__).parameters
+    unknown = sorted(set(kw) - _keyword_parameters(cls))
+    if unknown:
+        raise ValueError(f"criterion {cls.name!r} takes no parameter {', '.join(map(repr, unknown))}; "
+                         f"its parameters: {', '.join(sorted(_keyword_parameters(cls)))}")
     if loss is not None and "loss" in accepted:
         kw.setdefault("loss", loss)
     if random_state is not None and "random_state" in accepted:

@@ -14,14 +14,17 @@ the kernel provides as contractions over the support vectors only.
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._validation import check_pm1, check_X
-from ..kernels import Kernel
+from ..exceptions import ConvergenceWarning
+from ..kernels import Kernel, check_kernel
 from ..solvers import (DEFAULT_CACHE_MB, DualSolution, RadiusSolution, solve_radius,
                        solve_svm_dual, warm_start_alpha)
+from ..solvers.qp import check_tol
 
 
 def _kernel_key(kernel: Kernel) -> tuple:
@@ -59,13 +62,20 @@ class Criterion:
                         "_svm_prev_key", "_radius_prev", "_last")
 
     def __init__(self, X, y, kernel: Kernel, *, tol: float = 1e-6,
-                 cache_size: float = DEFAULT_CACHE_MB, warm_start: bool = True):
+                 cache_size: float = DEFAULT_CACHE_MB, warm_start: bool = True,
+                 max_iter: int | None = None):
         self.X = check_X(X)
         self.y = check_pm1(y, self.X.shape[0])
-        self.kernel = kernel
-        self.tol = float(tol)
+        self.kernel = check_kernel(kernel)
+        self.tol = check_tol(tol)
         self.cache_size = cache_size
         self.warm_start = warm_start
+        if max_iter is not None and (isinstance(max_iter, bool) or int(max_iter) != max_iter
+                                     or max_iter < 1):
+            raise ValueError(f"max_iter must be None or an integer >= 1, got {max_iter!r}")
+        #: iteration cap of every SMO solve (None: the solvers' default)
+        self.max_iter = None if max_iter is None else int(max_iter)
+        self._unconverged: list = []   # solves of the current evaluation that hit the cap
         self.n_trainings = 0       # SVM dual solves made
         self.n_radius_solves = 0
         self._svm_prev: DualSolution | None = None
@@ -83,7 +93,13 @@ class Criterion:
         return ("log_C",) + tuple(self.kernel.param_names)
 
     def split_theta(self, theta) -> tuple[float, Kernel]:
-        theta = np.asarray(theta, dtype=np.float64).ravel()
+        """(C, kernel) at θ = (ln C, kernel θ…); a ValueError unless θ is that many finite
+        numbers."""
+        try:
+            theta = np.asarray(theta, dtype=np.float64).ravel()
+        except (TypeError, ValueError):
+            raise ValueError(f"theta must be {self.n_params} numbers {self.param_names}, got "
+                             f"{theta!r}") from None
         if theta.shape != (self.n_params,):
             raise ValueError(f"theta must have {self.n_params} entries {self.param_names}, "
                              f"got {theta.shape[0]}")
@@ -103,11 +119,19 @@ class Criterion:
                 alpha0 = warm_start_alpha(prev.alpha, self.y, prev.C, C, self.loss)
         sol = solve_svm_dual(self.X, self.y, kernel, C, loss=self.loss, tol=self.tol,
                              alpha0=alpha0, warm_from=warm_from, cache_size=self.cache_size,
-                             check_input=False)
+                             check_input=False, max_iter=self.max_iter)
         self.n_trainings += 1
         self._svm_prev = sol
         self._svm_prev_key = key
+        self.note_solution(sol, "SVM dual")
         return sol
+
+    def note_solution(self, sol, what: str) -> None:
+        """Record a solve of the current evaluation that stopped before its tolerance (at the
+        iteration cap); ``evaluate`` reports it in ``info['converged']`` and warns."""
+        if not sol.converged:
+            self._unconverged.append(f"{what}: KKT violation {sol.max_violation:.3g} after "
+                                     f"{sol.n_iter} iterations")
 
     def solve_svm_and_radius(self, C: float, kernel: Kernel, radius):
         """(SVM solution at (C, kernel), ``radius()``), the radius QP running in a second thread
@@ -142,12 +166,15 @@ class Criterion:
         key = _kernel_key(kernel) if shift == 0.0 else None
         prev = self._radius_prev.get("sol")
         if key is not None and self._radius_prev.get("key") == key:
+            self.note_solution(prev, "radius QP")
             return prev
         beta0 = prev.beta if (self.warm_start and prev is not None) else None
         sol = solve_radius(self.X, kernel, shift=shift, tol=self.tol, beta0=beta0,
-                           cache_size=self.cache_size, check_input=False)
+                           cache_size=self.cache_size, check_input=False,
+                           max_iter=self.max_iter)
         self.n_radius_solves += 1
         self._radius_prev = {"sol": sol, "key": key}
+        self.note_solution(sol, "radius QP")
         return sol
 
     def radius_gradient(self, kernel: Kernel, sol: RadiusSolution) -> np.ndarray:
@@ -171,10 +198,25 @@ class Criterion:
 
     # -- public face ---------------------------------------------------------------------
     def evaluate(self, theta, need_grad: bool = True) -> Evaluation:
+        """f(θ) (and ∇f(θ) when asked for and differentiable) with diagnostics in ``info``.
+
+        ``info['converged']`` is False when a solve behind the value stopped at its iteration
+        cap before reaching ``tol`` (``info['unconverged']`` then says which); the value is
+        still returned, with a ``ConvergenceWarning`` (a RuntimeWarning), since it may be
+        inaccurate.
+        """
         t0 = time.perf_counter()
         C, kernel = self.split_theta(theta)
+        self._unconverged = []
         value, grad, info = self._compute(C, kernel, need_grad and self.differentiable)
         info.update(C=C, kernel=kernel.get_params(), time_s=time.perf_counter() - t0)
+        info["converged"] = not self._unconverged
+        if self._unconverged:
+            info["unconverged"] = list(self._unconverged)
+            warnings.warn(f"criterion {self.name} at theta={np.round(theta, 4).tolist()}: "
+                          f"{'; '.join(self._unconverged[:3])} (tol {self.tol:g}); the value "
+                          "may be inaccurate (raise the solver's max_iter or loosen tol)",
+                          ConvergenceWarning, stacklevel=2)
         if "sigma2" in info["kernel"] and "degree" not in info["kernel"]:  # RBF, ARD RBF
             info["gamma"] = 1.0 / (2.0 * info["kernel"]["sigma2"])
         ev = Evaluation(theta=np.array(theta, dtype=np.float64), value=float(value),

@@ -29,8 +29,10 @@ class _ReferenceCriterion(Criterion):
 
     def _solve(self, X, y, kernel, C, alpha0):
         sol = solve_svm_dual(X, y, kernel, C, loss=self.loss, tol=self.tol, alpha0=alpha0,
-                             cache_size=self.cache_size, check_input=False)
+                             cache_size=self.cache_size, check_input=False,
+                             max_iter=self.max_iter)
         self.n_trainings += 1
+        self.note_solution(sol, "SVM dual (held-out training)")
         return sol
 
 
@@ -77,7 +79,9 @@ class CrossValidationError(_ReferenceCriterion):
         if self.warm_start and prev is not None:
             alpha0 = warm_start_alpha(prev.alpha, ytr, prev.C, C, self.loss)
         sol = solve_svm_dual(Xtr, ytr, kernel, C, loss=self.loss, tol=self.tol, alpha0=alpha0,
-                             cache_size=self.cache_size, check_input=False)
+                             cache_size=self.cache_size, check_input=False,
+                             max_iter=self.max_iter)
+        self.note_solution(sol, f"SVM dual of fold {k}")
         self._fold_prev[k] = sol
         f = decision_function(Xtr, ytr, sol.alpha, sol.b, kernel, self.X[te])
         margin = self.y[te] * f

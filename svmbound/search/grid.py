@@ -44,11 +44,28 @@ def grid_range(start: float, stop: float, step: float) -> np.ndarray:
     return start + step * np.arange(n)
 
 
+def grid_axis(spec, name: str = "grid") -> np.ndarray:
+    """``grid_range`` of a (begin, end, step) triple, with a ValueError naming ``name`` when
+    ``spec`` is not three finite numbers."""
+    try:
+        begin, end, step = (float(v) for v in spec)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be three numbers (begin, end, step), got {spec!r}") from None
+    if not (np.isfinite(begin) and np.isfinite(end)):
+        raise ValueError(f"{name}: begin and end must be finite, got {spec!r}")
+    try:
+        return grid_range(begin, end, step)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None
+
+
 def evaluate_grid(criterion, log_C, log_sigma2, X_test=None, y_test=None,
                   progress=None) -> GridResult:
     """Evaluate ``criterion`` (two parameters: ln C and one kernel parameter) on the grid.
 
-    y_test must be in {−1, +1}. ``progress(k, total)`` is called after each point.
+    y_test must be in {−1, +1}. ``progress(k, total)`` is called after each point. ``n_sv`` is
+    that of the SVM trained on the criterion's data at each point; −1 where the criterion
+    trains none (cv-error trains on folds) and no test error is asked for.
     """
     log_C = np.asarray(log_C, dtype=float)
     log_s = np.asarray(log_sigma2, dtype=float)

@@ -51,3 +51,28 @@ class SearchResult(OptimizeResult):
     def accepted_path(self) -> list[dict]:
         """The entries of ``path`` that are iterates (start point and accepted steps)."""
         return [e for e in self.get("path", []) if e["accepted"]]
+
+
+def flat_start_parameters(result, x0, rtol: float = 1e-6) -> list[int]:
+    """Indices k of the parameters a gradient search left at their start value although —
+    or because — the criterion was flat there: |∂f/∂θ_k(x0)| ≤ rtol·|f(x0)|. Empty for
+    derivative-free searches (no gradient in the path).
+
+    A kernel parameter that is flat at the start usually means the kernel is numerically
+    constant there (K ≈ I when the data scale is huge against σ², K ≈ 11ᵀ when it is tiny), so
+    the search never moves it: data far from unit scale, or identical rows.
+    """
+    import numpy as np
+
+    path = result.get("path") or []
+    if not path or path[0].get("grad") is None:
+        return []
+    x0 = np.asarray(x0, dtype=float)
+    g0 = np.asarray(path[0]["grad"], dtype=float)
+    f0 = abs(float(path[0]["value"]))
+    x = np.asarray(result.x, dtype=float)
+    if x.shape != x0.shape or g0.shape != x0.shape:
+        return []
+    unmoved = np.abs(x - x0) <= 1e-8 * np.maximum(1.0, np.abs(x0))
+    flat = np.abs(g0) <= rtol * max(f0, np.finfo(float).tiny)
+    return [int(k) for k in np.flatnonzero(unmoved & flat)]

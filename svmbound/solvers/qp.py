@@ -71,10 +71,42 @@ def cache_buffer(n: int, cache_mb) -> np.ndarray:
 
 
 def check_tol(tol) -> float:
-    tol = float(tol)
+    """A finite tolerance > 0, or a ValueError."""
+    try:
+        tol = float(tol)
+    except (TypeError, ValueError):
+        raise ValueError(f"tol must be a finite number > 0, got {tol!r}") from None
     if not np.isfinite(tol) or tol <= 0:
         raise ValueError(f"tol must be a finite number > 0, got {tol!r}")
     return tol
+
+
+def check_max_iter(max_iter) -> int | None:
+    """None (the default cap) or an integer >= 1, else a ValueError."""
+    if max_iter is None:
+        return None
+    if (isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer, float))
+            or max_iter != int(max_iter) or max_iter < 1):
+        raise ValueError(f"max_iter must be None or an integer >= 1, got {max_iter!r}")
+    return int(max_iter)
+
+
+def check_start(v, n: int | None, name: str) -> np.ndarray:
+    """A warm start (``alpha0``, ``beta0``) as a float64 vector: numeric, finite, of shape
+    (n,) when ``n`` is given — else a ValueError naming ``name`` (a NaN start used to run the
+    SMO into a NaN objective reported as converged)."""
+    try:
+        a = np.array(v, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a numeric vector, got {type(v).__name__}") from None
+    if n is not None and a.shape != (n,):
+        raise ValueError(f"{name} must have shape ({n},), got {a.shape}")
+    if a.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D vector, got shape {a.shape}")
+    if not np.all(np.isfinite(a)):
+        k = int(np.flatnonzero(~np.isfinite(a))[0])
+        raise ValueError(f"{name} must be finite, got {name}[{k}] = {float(a[k])!r}")
+    return a
 
 
 @dataclass
@@ -161,6 +193,7 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
         # far fewer digits on data far from the origin.
         X = np.ascontiguousarray(X - X.mean(axis=0))
     sq = np.einsum("ij,ij->i", X, X) if code != PRECOMPUTED else np.zeros(n)
+    max_iter = check_max_iter(max_iter)
     if max_iter is None:
         max_iter = max(10_000_000, 100 * n)
     a = np.array(a0, dtype=np.float64, copy=True)

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_X
-from ..kernels import Kernel
-from .qp import DEFAULT_CACHE_MB, run_smo
+from ..kernels import Kernel, check_kernel
+from .qp import DEFAULT_CACHE_MB, PrecomputedKernel, check_start, check_tol, run_smo
 
 
 @dataclass
@@ -31,35 +31,69 @@ class RadiusSolution:
 
 
 def warm_start_beta(beta_prev) -> np.ndarray:
-    """Clip to β ≥ 0 and renormalise to eᵀβ = 1."""
-    b = np.clip(np.asarray(beta_prev, dtype=np.float64), 0.0, None)
+    """Clip to β ≥ 0 and renormalise to eᵀβ = 1 (a ValueError for NaN, infinity or no
+    positive entry)."""
+    b = check_start(beta_prev, None, "beta0")
+    b = np.clip(b, 0.0, None)
     s = b.sum()
     if not np.isfinite(s) or s <= 0:
         raise ValueError("beta0 has no positive entry; cannot warm-start the radius problem")
     return b / s
 
 
+def radius_scale(X, kernel: Kernel, d: np.ndarray, i: int, shift: float) -> float:
+    """max_j (K_ii + K_jj − 2K_ij) + 2h for the point i: the spread of the gradient of the
+    radius QP at β = e_i (its KKT violation there), which lies between R² and 4R² + 2h (every
+    point is at most 2R from x_i in feature space and one is at least R away). One kernel row."""
+    if isinstance(kernel, PrecomputedKernel):
+        row = np.asarray(X[i], dtype=np.float64)
+    else:
+        row = kernel.block(X[i:i + 1], X)[0]
+    dist2 = (d[i] - shift) + (d - shift) - 2.0 * row
+    return float(max(dist2.max(), 0.0) + 2.0 * shift)
+
+
 def solve_radius(X, kernel: Kernel, *, shift: float = 0.0, tol: float = 1e-3, beta0=None,
                  cache_size: float = DEFAULT_CACHE_MB, max_iter: int | None = None,
                  check_input: bool = True) -> RadiusSolution:
-    """R² (shift = 0) or R̃² (shift = 1/C) with the optimal β."""
+    """R² (shift = 0) or R̃² (shift = 1/C) with the optimal β.
+
+    ``tol`` is relative to the scale of the problem when that is below 1: the SMO stops when
+    the KKT violation falls below tol·min(1, s), s = ``radius_scale`` ∈ [R², 4R² + 2h] (but not
+    below 16 rounding units of the largest K_ii + h, which the gradient cannot resolve: a
+    smaller tol is raised to that, where the SMO used to run to max_iter). The
+    gradient differences of this QP are squared feature-space distances, so with a wide kernel
+    (ln σ² = 10 on standardised data: all below 1e-3) an absolute tolerance stopped at the
+    start point with R² = 0 and converged=True; with the relative one R² is accurate to about
+    4·tol relative whatever the kernel width. ``beta0`` must be finite, of shape (n,), with a
+    positive entry (a ValueError otherwise).
+    """
+    kernel = check_kernel(kernel)
     if check_input:
         X = check_X(X)
-    shift = float(shift)
+    try:
+        shift = float(shift)
+    except (TypeError, ValueError):
+        raise ValueError(f"shift must be a finite number >= 0, got {shift!r}") from None
     if not np.isfinite(shift) or shift < 0:
         raise ValueError(f"shift must be a finite number >= 0, got {shift!r}")
+    tol = check_tol(tol)
     n = X.shape[0]
     d = kernel.diag(X) + shift
+    i0 = int(np.argmax(d))
     if beta0 is None:
         b0 = np.zeros(n)
-        b0[int(np.argmax(d))] = 1.0
+        b0[i0] = 1.0
     else:
-        b0 = np.asarray(beta0, dtype=np.float64)
-        if b0.shape != (n,):
-            raise ValueError(f"beta0 must have shape ({n},), got {b0.shape}")
-        b0 = warm_start_beta(b0)
+        b0 = warm_start_beta(check_start(beta0, n, "beta0"))
+    # relative below scale 1 (never looser than tol there), but not below what the float64
+    # rounding of G (entries up to about max d) can resolve
+    floor = 16.0 * np.finfo(np.float64).eps * float(np.abs(d).max())
+    tol_eff = max(tol * min(1.0, radius_scale(X, kernel, d, i0, shift)), floor)
+    if tol_eff <= 0.0:        # every point at the origin of feature space: R² = 0 at any β
+        tol_eff = tol
     res = run_smo(X, np.ones(n), -d, np.full(n, np.inf), b0, kernel, scale=2.0, shift=shift,
-                  tol=tol, max_iter=max_iter, cache_mb=cache_size)
+                  tol=tol_eff, max_iter=max_iter, cache_mb=cache_size)
     # optimum of min ½βᵀ(2K̃)β − dᵀβ is −R²; ½βᵀ(G + p) with G = 2K̃β − d.
     r2 = -0.5 * float(res.a @ (res.gradient - d))
     return RadiusSolution(beta=res.a, r2=r2, shift=shift, n_iter=res.n_iter,

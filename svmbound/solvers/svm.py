@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._validation import check_pm1, check_positive, check_X
-from ..kernels import Kernel
-from .qp import DEFAULT_CACHE_MB, run_smo
+from ..kernels import Kernel, check_kernel
+from .qp import DEFAULT_CACHE_MB, check_start, run_smo
 
 LOSSES = ("l1", "l2")
 
@@ -145,13 +145,15 @@ def solve_svm_dual(X, y, kernel: Kernel, C: float, *, loss: str = "l1", tol: flo
     ----------
     X : (l, d) array; y : labels in {−1, +1}; kernel : a ``svmbound.kernels.Kernel``;
     C : > 0; loss : 'l1' | 'l2'; tol : stopping tolerance on the maximal KKT violation
-    (LIBSVM's eps); alpha0 : optional warm start, made feasible first (see
+    (LIBSVM's eps; its natural scale is the margin 1); alpha0 : optional warm start, finite,
+    of shape (l,), made feasible first (see
     ``warm_start_alpha`` for a start from a different C); cache_size : kernel-row cache in MB
     or "auto";
     warm_from : a solution for the same X, y, loss and kernel at any C — the start is
     ``same_kernel_start(warm_from, C)``, which needs no kernel value (the caller vouches that
     the kernel is unchanged); excludes ``alpha0``.
     """
+    kernel = check_kernel(kernel)
     if check_input:
         X = check_X(X)
         y = check_pm1(y, X.shape[0])
@@ -163,6 +165,9 @@ def solve_svm_dual(X, y, kernel: Kernel, C: float, *, loss: str = "l1", tol: flo
     if warm_from is not None:
         if alpha0 is not None:
             raise ValueError("give alpha0 or warm_from, not both")
+        if not isinstance(warm_from, DualSolution):
+            raise ValueError(f"warm_from must be a DualSolution (the result of solve_svm_dual), "
+                             f"got {type(warm_from).__name__}")
         if warm_from.loss != loss or warm_from.alpha.shape != (n,):
             raise ValueError(f"warm_from must be a {loss} solution with {n} variables, got a "
                              f"{warm_from.loss} solution with {warm_from.alpha.size}")
@@ -170,9 +175,7 @@ def solve_svm_dual(X, y, kernel: Kernel, C: float, *, loss: str = "l1", tol: flo
     elif alpha0 is None:
         a0 = np.zeros(n)
     else:
-        a0 = np.asarray(alpha0, dtype=np.float64)
-        if a0.shape != (n,):
-            raise ValueError(f"alpha0 must have shape ({n},), got {a0.shape}")
+        a0 = check_start(alpha0, n, "alpha0")
         a0 = warm_start_alpha(a0, y, C, C, loss)  # clip + repair, no rescaling
     res = run_smo(X, y, -np.ones(n), ub, a0, kernel, scale=1.0,
                   shift=(1.0 / C if loss == "l2" else 0.0), tol=tol, max_iter=max_iter,
