@@ -503,10 +503,11 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                     break
         result.problems = problems
         result.fallback = None
-        if is_severe(problems) and not self._uses_auto():
+        if is_severe(problems) and not self._uses_auto() and np.ptp(X, axis=0).any():
             # the chosen criterion/search gave an unusable model (e.g. the minimum of a bound
             # that is vacuous everywhere, at C → 0): fall back to the default strategy, whose
-            # pick is validated, with the same kernel
+            # pick is validated, with the same kernel (not for data whose rows are all equal,
+            # where no model can do better)
             first = {"criterion": self.criterion_name_, "search": self.search,
                      "x": theta.tolist(), "value": float(result.fun), "problems": problems,
                      "nfev": int(result.nfev), "message": str(result.message),
