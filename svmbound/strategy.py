@@ -56,19 +56,24 @@ def auto_box_and_start(param_names, X, kernel, bounds=None, start=None):
     """(lower, upper, x0) of the default strategy: Chung's box and start, except that every
     ln σ² parameter of an RBF kernel (isotropic or ARD) is centred on :func:`scale_log_sigma2`
     unless the user gave ``bounds`` / ``start``."""
-    from .estimators import box_and_start
+    from .estimators import DEFAULT_BOUNDS, DEFAULT_START, _default, box_and_start
 
-    lower, upper, x0 = box_and_start(param_names, bounds, start)
     is_ls = np.array([p == "log_sigma2" or p.startswith("log_sigma2_") for p in param_names])
-    if is_ls.any() and _is_rbf(kernel):
-        centre = scale_log_sigma2(X)
-        if start is None:
-            x0[is_ls] = centre
-        if bounds is None:
-            lower[is_ls] = centre - LOG_SIGMA2_HALF_WIDTH
-            upper[is_ls] = centre + LOG_SIGMA2_HALF_WIDTH
-            x0 = np.clip(x0, lower, upper)
-    return lower, upper, x0
+    centre = scale_log_sigma2(X) if is_ls.any() and _is_rbf(kernel) else None
+    if start is None:
+        # the default start, with ln σ² at the data's scale, clipped into a given box
+        start = np.array([_default(DEFAULT_START, p) for p in param_names], dtype=float)
+        if centre is not None:
+            start[is_ls] = centre
+        if bounds is not None:
+            b = np.asarray(bounds, dtype=float)
+            b = np.tile(b, (len(param_names), 1)) if b.shape == (2,) else b
+            if b.shape == (len(param_names), 2):
+                start = np.clip(start, b[:, 0], b[:, 1])
+    if bounds is None and centre is not None:
+        bounds = np.array([_default(DEFAULT_BOUNDS, p) for p in param_names], dtype=float)
+        bounds[is_ls] = (centre - LOG_SIGMA2_HALF_WIDTH, centre + LOG_SIGMA2_HALF_WIDTH)
+    return box_and_start(param_names, bounds, start)
 
 
 def _is_rbf(kernel) -> bool:

@@ -1,0 +1,123 @@
+"""The default strategy (criterion='auto', svmbound.strategy) and the model checks
+(svmbound.checks): what it picks, why, and that it is never silent about a bad model."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
+
+from svmbound import BoundSVC
+from svmbound.checks import ModelWarning, is_severe, minority_rate, model_problems
+from svmbound.strategy import candidate_points, scale_log_sigma2
+
+
+@pytest.fixture(scope="module")
+def imbalanced():
+    """5 % positives, 400 training rows: the radius–margin bound is vacuous at its minimum
+    (R̃²‖w̃‖²/ℓ ≈ 0.17 > 0.05), the situation of ijcnn1 in issue 12."""
+    X, y = make_classification(n_samples=1400, n_features=10, n_informative=6, weights=[0.95],
+                               flip_y=0.0, class_sep=1.0, random_state=3)
+    X, Xt, y, yt = train_test_split(X, y, train_size=400, stratify=y, random_state=0)
+    sc = StandardScaler().fit(X)
+    return sc.transform(X), y, sc.transform(Xt), yt
+
+
+def test_default_beats_a_vacuous_radius_margin_minimum(imbalanced):
+    X, y, Xt, yt = imbalanced
+    with pytest.warns(ModelWarning, match="bound is vacuous"):
+        rm = BoundSVC(criterion="radius-margin").fit(X, y)
+    assert rm.best_value_ / y.size > minority_rate(np.where(y == 1, 1.0, -1.0))
+    auto = BoundSVC().fit(X, y)
+    err_rm, err_auto = 1 - rm.score(Xt, yt), 1 - auto.score(Xt, yt)
+    assert err_auto < err_rm - 0.02
+    # the pick is the candidate with the fewest CV errors, and the model is trained there
+    cands = auto.search_.candidates
+    best = min(cands, key=lambda c: (c["cv_errors"], c["cv_hinge"]))
+    assert auto.search_.chosen == best["source"]
+    np.testing.assert_allclose(auto.best_theta_, best["x"])
+    assert auto.n_trainings_ > auto.search_.n_folds * len(cands)
+
+
+def test_start_is_gamma_scale_and_the_search_follows_a_rescaling_of_X():
+    X, y = make_classification(n_samples=80, n_features=5, random_state=1)
+    a = BoundSVC(max_iter=8).fit(X, y)
+    gamma_scale = 1.0 / (X.shape[1] * X.var())
+    start = a.search_.path[0]["x"]
+    assert start[0] == 0.0
+    np.testing.assert_allclose(start[1], np.log(1.0 / (2.0 * gamma_scale)))
+    np.testing.assert_allclose(scale_log_sigma2(X), start[1])
+    b = BoundSVC(max_iter=8).fit(X * 1e3, y)        # σ² scales by 1e6, C does not move
+    np.testing.assert_allclose(b.best_theta_[0], a.best_theta_[0], atol=1e-6)
+    np.testing.assert_allclose(b.best_theta_[1] - a.best_theta_[1], np.log(1e6), atol=1e-6)
+    np.testing.assert_array_equal(a.predict(X), b.predict(X * 1e3))
+
+
+def test_zero_variance_is_refused():
+    X = np.ones((10, 3))
+    with pytest.raises(ValueError, match="zero variance"):
+        scale_log_sigma2(X)
+
+
+def test_candidates_order_dedup_and_box():
+    lower, upper = np.array([-10.0, -5.0]), np.array([10.0, 5.0])
+    x0 = np.array([0.0, 1.0])
+    minima = [("span", np.array([9.0, 1.0])), ("rm-l2", np.array([0.0, 1.0]))]
+    c = candidate_points(x0, minima, lower, upper, steps=((2.0, 0.0),), start_steps=())
+    names = [s for s, _ in c]
+    # the rm minimum equals the start: one of them is dropped; ln C + 2 clipped at 10
+    assert names == ["span minimum", "rm-l2 minimum", "span minimum, ln C +2",
+                     "rm-l2 minimum, ln C +2"]
+    np.testing.assert_allclose(c[2][1], [10.0, 1.0])
+    np.testing.assert_allclose(c[3][1], [2.0, 1.0])
+
+
+def test_n_jobs_does_not_change_the_result():
+    X, y = make_classification(n_samples=120, n_features=4, random_state=2)
+    one = BoundSVC(n_jobs=1).fit(X, y)
+    two = BoundSVC(n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(one.best_theta_, two.best_theta_)
+    assert one.search_.candidates == two.search_.candidates
+
+
+# -- model checks ----------------------------------------------------------------------------
+def test_model_problems_flags_each_degenerate_case():
+    y = np.array([1.0] * 3 + [-1.0] * 7)
+    good = y * 2.0
+    assert model_problems(y, good) == []
+    one_class = np.full(10, -0.5)
+    p = model_problems(y, one_class)
+    assert any("one class" in s for s in p) and any("training error" in s for s in p)
+    assert is_severe(p)
+    trivial = np.where(np.arange(10) < 3, -1.0, 1.0)        # errs on every positive ... and 0
+    assert any("training error" in s for s in model_problems(y, trivial))
+    vacuous = model_problems(y, good, criterion_rate=0.35, criterion="rm-l2")
+    assert len(vacuous) == 1 and "vacuous" in vacuous[0] and not is_severe(vacuous)
+    unconverged = model_problems(y, good, converged=False)
+    assert len(unconverged) == 1 and "did not converge" in unconverged[0]
+
+
+def test_named_criterion_with_a_one_class_model_falls_back(imbalanced):
+    X, y, _, _ = imbalanced
+    X, y = X[:200], y[:200]
+    # the box [-10, -8] for ln C: every L1 model is all-bounded with b deciding alone
+    with pytest.warns(ModelWarning, match="falling back to the default strategy"):
+        clf = BoundSVC(loss="l1", criterion="l1bound2", search="grid",
+                       grid={"log_C": (-10, -8, 1), "log_sigma2": (0, 2, 1)}).fit(X, y)
+    fb = clf.search_.fallback
+    assert fb["criterion"] == "rm-l1-3.2" and fb["nfev"] == 9
+    assert any("one class" in p for p in fb["problems"])
+    assert clf.criterion_name_ == "auto" and np.unique(clf.predict(X)).size == 2
+
+
+def test_default_strategy_warns_when_every_candidate_is_degenerate(imbalanced):
+    X, y, _, _ = imbalanced
+    X, y = X[:200], y[:200]
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        clf = BoundSVC(loss="l1", bounds=[(-10.0, -9.0), (-3.0, 3.0)]).fit(X, y)
+    msgs = [str(w.message) for w in rec if issubclass(w.category, ModelWarning)]
+    assert any("predicts one class" in m for m in msgs)
+    assert any("one class" in p for p in clf.search_.problems)
