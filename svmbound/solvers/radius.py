@@ -2,7 +2,9 @@
 
 R² = max_β βᵀ(diag K + h) − βᵀ(K + hI)β   s.t. eᵀβ = 1, β ≥ 0     (Chung 1.3, Chapelle 6.2)
 
-with h = 0 for R² and h = 1/C for R̃² of the L2-SVM (Chung 1.8: kernel K + I/C). Any kernel
+with h = 0 for R² and h = 1/C for R̃² of the L2-SVM (Chung 1.8: kernel K + I/C), or per-sample
+h_i = 1/(C w_i) for the L2-SVM with weights (kernel K + diag(1/C_i)): then
+R̃² = max βᵀ(diag K + h) − βᵀ(K + diag h)β. Any kernel
 works, including a non-constant diagonal (polynomial). Solved by the same SMO as the SVM with
 y = e, p = −(diag K + h), Q = 2(K + hI). The cold start is β = e_i for the point with the largest
 K_ii (DESIGN.md §5: much faster than the uniform start).
@@ -23,7 +25,7 @@ from .qp import DEFAULT_CACHE_MB, run_smo
 class RadiusSolution:
     beta: np.ndarray
     r2: float
-    shift: float
+    shift: float | np.ndarray
     n_iter: int
     max_violation: float
     converged: bool
@@ -39,16 +41,22 @@ def warm_start_beta(beta_prev) -> np.ndarray:
     return b / s
 
 
-def solve_radius(X, kernel: Kernel, *, shift: float = 0.0, tol: float = 1e-3, beta0=None,
+def solve_radius(X, kernel: Kernel, *, shift=0.0, tol: float = 1e-3, beta0=None,
                  cache_size: float = DEFAULT_CACHE_MB, max_iter: int | None = None,
                  check_input: bool = True) -> RadiusSolution:
-    """R² (shift = 0) or R̃² (shift = 1/C) with the optimal β."""
+    """R² (shift = 0) or R̃² (shift = 1/C, or the vector of 1/C_i) with the optimal β."""
     if check_input:
         X = check_X(X)
-    shift = float(shift)
-    if not np.isfinite(shift) or shift < 0:
-        raise ValueError(f"shift must be a finite number >= 0, got {shift!r}")
     n = X.shape[0]
+    if np.ndim(shift) == 0:
+        shift = float(shift)
+        if not np.isfinite(shift) or shift < 0:
+            raise ValueError(f"shift must be a finite number >= 0, got {shift!r}")
+    else:
+        shift = np.ascontiguousarray(shift, dtype=np.float64)
+        if shift.shape != (n,) or not np.all(np.isfinite(shift)) or np.any(shift < 0):
+            raise ValueError(f"shift must be a finite number >= 0 or {n} of them, got an array "
+                             f"of shape {shift.shape}")
     d = kernel.diag(X) + shift
     if beta0 is None:
         b0 = np.zeros(n)
