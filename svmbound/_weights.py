@@ -34,9 +34,11 @@ def check_sample_weight(sample_weight, n: int, name: str = "sample_weight") -> n
     length raise a ValueError."""
     if sample_weight is None:
         return np.ones(n)
-    if np.ndim(sample_weight) == 0:
-        sample_weight = np.full(n, sample_weight, dtype=object)
-    w = _as_vector(sample_weight, n, name)
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be numbers, got {sample_weight!r}") from None
+    w = _as_vector(np.full(n, w) if w.ndim == 0 else w, n, name)
     if np.any(w < 0):
         i = int(np.argmax(w < 0))
         raise ValueError(f"{name} must be >= 0; entry {i} is {w[i]!r} (negative weights have "
