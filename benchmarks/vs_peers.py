@@ -344,6 +344,8 @@ def main(argv=None):
     ap.add_argument("--candidate-errors", action="store_true",
                     help="also record the test error at every candidate of the default strategy")
     ap.add_argument("--dry-run", action="store_true", help="list the cases and stop")
+    ap.add_argument("--machine", default=None,
+                    help="machine description for --merge (default: this machine's)")
     ap.add_argument("--note", default="", help="text put before the tables (machine, pinning)")
     args = ap.parse_args(argv)
     for m in args.methods:
@@ -394,7 +396,7 @@ def main(argv=None):
     if args.out:
         cmd = "python benchmarks/vs_peers.py " + " ".join(argv if argv is not None else sys.argv[1:])
         body = (f"Command: `{cmd.strip()}`\n\n{args.note + ' ' if args.note else ''}"
-                f"{machine_description()}\n\n{text}\n")
+                f"{args.machine or machine_description()}\n\n{text}\n")
         write_section(args.out, "svmbound vs peers (issues 12, 14)", body)
     return 0
 

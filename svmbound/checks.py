@@ -12,6 +12,11 @@ After a search the final SVM is checked for:
   nothing (the radius–margin bound on ijcnn1: 0.29 against r_min = 0.10);
 * **unconverged solve**: the final SVM dual stopped at its iteration cap above tolerance.
 
+With per-sample weights w (class_weight, sample_weight) the rates are weighted: the training
+error Σ w_i [wrong_i]/Σw against r_min = min(W₊, W₋)/(W₊ + W₋), W± the classes' total weights
+(with class_weight='balanced' r_min = ½ and the training error is the balanced error), so a
+model that trades majority errors for minority ones, as weights ask, is not flagged.
+
 Each problem is a short sentence; the estimator falls back to the default strategy or warns
 with a :class:`ModelWarning` (a ``RuntimeWarning``) and records them in ``search_.problems``.
 """
@@ -27,25 +32,33 @@ class ModelWarning(SvmboundWarning, RuntimeWarning):
     """A tuned model svmbound cannot stand behind (see :mod:`svmbound.checks`)."""
 
 
-def minority_rate(y_pm) -> float:
-    """min(ℓ₊, ℓ₋)/ℓ: the error rate of always predicting the majority class."""
+def minority_rate(y_pm, weights=None) -> float:
+    """min(ℓ₊, ℓ₋)/ℓ: the error rate of always predicting the majority class (with weights:
+    min(W₊, W₋)/(W₊ + W₋), W± the total weight of each class)."""
     y_pm = np.asarray(y_pm)
+    if weights is not None:
+        w = np.asarray(weights, dtype=np.float64)
+        w_pos = float(w[y_pm > 0].sum())
+        return min(w_pos, float(w.sum()) - w_pos) / float(w.sum())
     n_pos = int(np.count_nonzero(y_pm > 0))
     return min(n_pos, y_pm.size - n_pos) / y_pm.size
 
 
 def model_problems(y_pm, train_decision, converged: bool = True,
-                   criterion_rate: float | None = None, criterion: str | None = None) -> list[str]:
+                   criterion_rate: float | None = None, criterion: str | None = None,
+                   weights=None) -> list[str]:
     """The problems (list of sentences, empty when none) of a final binary model, from its
-    decision values on the training points (y_pm in {−1, +1})."""
+    decision values on the training points (y_pm in {−1, +1}); ``weights``: per-sample
+    weights (the rates are then weighted, module docstring)."""
     y_pm = np.asarray(y_pm)
     f = np.asarray(train_decision)
     problems = []
-    r_min = minority_rate(y_pm)
+    r_min = minority_rate(y_pm, weights)
     pred = np.where(f > 0, 1.0, -1.0)
     if np.unique(pred).size < 2 and np.unique(y_pm).size == 2:
         problems.append("the model predicts one class for every training point")
-    err = float(np.mean(pred != y_pm))
+    err = float(np.mean(pred != y_pm) if weights is None
+                else np.asarray(weights) @ (pred != y_pm) / np.sum(weights))
     if r_min > 0 and err >= r_min:
         problems.append(f"training error {err:.3f} is at or above the majority-class rate "
                         f"{r_min:.3f} (no better than always predicting the larger class)")

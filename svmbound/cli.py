@@ -60,6 +60,14 @@ def _add_tune_options(p):
     _add_run_control_options(p)
 
 
+def _add_weight_options(p):
+    """--class-weight of ``tune`` (issue 13): BoundSVC's class_weight."""
+    p.add_argument("--class-weight", choices=["balanced"], default=None,
+                   help="balanced: C of each class times n_samples / (2 * its size), as "
+                        "scikit-learn's class_weight='balanced' (for imbalanced classes; the "
+                        "CV of --criterion auto then counts the balanced error)")
+
+
 # -- interruption, search log, progress (issue 15) --------------------------------------------
 #: Exit status after Ctrl-C (128 + SIGINT, as a shell reports it).
 EXIT_INTERRUPTED = 130
@@ -165,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--scale", action="store_true",
                       help="scale features to [-1, 1] like svm-scale (fitted on train)")
     _add_tune_options(tune)
+    _add_weight_options(tune)
     cli_gridpy.add_options(tune)
 
     crit = sub.add_parser("criteria", help="list every model-selection criterion")
@@ -313,7 +322,8 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
                    coef0=args.coef0, tol=args.tol, max_iter=args.max_iter,
                    max_epochs=args.max_epochs, cache_size=args.cache_size,
                    random_state=args.random_state, **run_control_kwargs(args, err),
-                   criterion_params=getattr(args, "criterion_params", None))
+                   criterion_params=getattr(args, "criterion_params", None),
+                   class_weight=getattr(args, "class_weight", None))
     if args.plot:  # validate grid options before the (possibly long) search
         gc, gs = grid_range(*args.grid_log_c), grid_range(*args.grid_log_sigma2)
     try:
@@ -337,6 +347,8 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
         "problems": list(res.get("problems", [])),
         "fallback": _fallback_report(res.get("fallback")),
     }
+    if est.class_weight is not None:
+        report["class_weight"] = dict(zip(_jsonable(est.classes_), est.class_weight_.tolist()))
     if "candidates" in res:
         report["chosen"] = res.chosen
         report["candidates"] = res.candidates
@@ -360,7 +372,8 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
     if args.plot:
         from .plots import plot_contours
 
-        crit = est.make_criterion(X, np.where(y == est.classes_[1], 1.0, -1.0))
+        y_pm = np.where(y == est.classes_[1], 1.0, -1.0)
+        crit = est.make_criterion(X, y_pm, est.sample_weights(y_pm)[0])
         if not args.quiet:
             print(f"[svmbound] evaluating the criterion on a {gs.size}x{gc.size} grid for the plot",
                   file=err, flush=True)

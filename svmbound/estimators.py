@@ -227,6 +227,13 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         cores). The result does not depend on it.
     cache_size : kernel-row cache in MB, or "auto" (a quarter of the memory, 200 MB to 4 GB).
     random_state : seed for every random choice (annealing, validation splits, CV folds).
+    class_weight : None, 'balanced' or a dict {label: weight}, as scikit-learn's SVC: the C of
+        class k becomes C·class_weight[k] ('balanced': n_samples / (n_classes · count of k)).
+        With ``fit(X, y, sample_weight=s)`` too, sample i has C_i = C·class_weight[y_i]·s_i —
+        in the L1 box (0 ≤ α_i ≤ C_i), the L2 diagonal (K + diag(1/C_i)), R̃², every bound and
+        gradient, and the CV of criterion='auto' (whose held-out errors then count with their
+        weights: with 'balanced', the balanced error rate). Samples of weight 0 are dropped
+        (as LIBSVM does); ``support_`` still indexes the rows of the X given to ``fit``.
     verbose : one line per search iteration on stderr when > 0.
     criterion_params : dict or None
         Extra keyword arguments of the criterion, e.g. ``{"n_folds": 10}`` for 'cv-error'.
@@ -252,14 +259,15 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
     classes_, best_params_ (C, gamma, sigma2 / degree, coef0 …), best_theta_, best_value_,
     search_ (the search result with its path), n_trainings_ (SVM solves, final training
     included), support_, support_vectors_, dual_coef_ (α_i y_i), intercept_, alpha_,
-    n_support_, kernel_.
+    n_support_, kernel_, class_weight_ (the weight of each class in ``classes_``).
     """
 
     def __init__(self, loss="l2", criterion="auto", kernel="rbf", search="bfgs",
                  start=None, bounds=None, grid=None, degree=3, coef0=1.0, groups=None, tol=1e-6,
                  max_iter=100, max_epochs=200, gtol=1e-4, n_folds=5,
                  cache_size=DEFAULT_CACHE_MB, random_state=None, verbose=0, progress=False,
-                 log_file=None, resume=False, criterion_params=None, n_jobs=None):
+                 log_file=None, resume=False, criterion_params=None, n_jobs=None,
+                 class_weight=None):
         self.loss = loss
         self.criterion = criterion
         self.kernel = kernel
@@ -283,6 +291,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         self.resume = resume
         self.criterion_params = criterion_params
         self.n_jobs = n_jobs
+        self.class_weight = class_weight
 
     # -- fitting -------------------------------------------------------------------------
     def _uses_auto(self) -> bool:
@@ -317,9 +326,10 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         self._criterion_params(cls)
         return cls
 
-    def make_criterion(self, X, y_pm):
+    def make_criterion(self, X, y_pm, weights=None):
         """The criterion object a single search minimises, on ±1 labels (for criterion='auto'
-        the radius–margin bound of the loss, e.g. for contour plots)."""
+        the radius–margin bound of the loss, e.g. for contour plots); ``weights``: per-sample
+        weights w_i > 0 (C_i = C·w_i, see :meth:`sample_weights`)."""
         from .criteria import make_criterion
 
         cls = self._validate()
@@ -327,7 +337,8 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         kernel = base_kernel(self.kernel, degree, self.coef0, X.shape[1], self.groups)
         return make_criterion(cls.name, X, y_pm, kernel, loss=self.loss,
                               random_state=self.random_state, tol=self.tol,
-                              cache_size=self.cache_size, **self._criterion_params(cls))
+                              cache_size=self.cache_size, weights=weights,
+                              **self._criterion_params(cls))
 
     def _grid_axes(self, param_names, lower, upper):
         from .search.grid import grid_axis
@@ -407,7 +418,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         return minimize(fun, grad, x0, lower, upper, max_iter=max_iter, gtol=gtol_abs,
                         callback=callback)
 
-    def _run_auto(self, X, y_pm, kernel, lower, upper, x0, callback, run):
+    def _run_auto(self, X, y_pm, kernel, lower, upper, x0, callback, run, weights=None):
         """The default strategy (``svmbound.strategy``): (result, θ, trainings). Every criterion
         it builds is wrapped by the run control (search log, progress), one tag per stage."""
         from .strategy import tune_auto
@@ -417,10 +428,10 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
             n_folds=self.n_folds, random_state=self.random_state, cache_size=self.cache_size,
             callback=callback, n_jobs=self.n_jobs, minimize=self._minimize,
             wrap=lambda crit, tag: run.wrap(crit, tag=tag),
-            sequential_searches=run.log is not None)
+            sequential_searches=run.log is not None, weights=weights)
         return result, np.asarray(result.x, dtype=float).copy(), n_trainings
 
-    def _run_auto_fallback(self, X, y_pm, kernel, callback):
+    def _run_auto_fallback(self, X, y_pm, kernel, callback, weights=None):
         """The default strategy with ``kernel`` (its degree kept), its box and start, without
         search log (the fallback after a search whose model failed the checks)."""
         from .strategy import auto_box_and_start, tune_auto
@@ -430,16 +441,41 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         result, n_trainings = tune_auto(
             X, y_pm, kernel, loss=self.loss, lower=lower, upper=upper, x0=x0, tol=self.tol,
             n_folds=self.n_folds, random_state=self.random_state, cache_size=self.cache_size,
-            callback=callback, n_jobs=self.n_jobs)
+            callback=callback, n_jobs=self.n_jobs, weights=weights)
         return result, np.asarray(result.x, dtype=float).copy(), n_trainings
 
-    def fit(self, X, y):
+    def sample_weights(self, y_pm, sample_weight=None):
+        """(w, kept): the per-sample weights w_i = class_weight[y_i]·sample_weight_i of the
+        samples of weight > 0 (None when all are 1) and the indices of those samples (None when
+        none has weight 0); sets ``class_weight_``. Needs ``classes_``."""
+        from ._weights import combine_weights
+
+        labels = self.classes_[(np.asarray(y_pm) > 0).astype(int)]
+        w, self.class_weight_ = combine_weights(self.class_weight, self.classes_, labels,
+                                                sample_weight)
+        if w is None or np.all(w > 0):
+            return w, None
+        kept = np.flatnonzero(w > 0)
+        if np.unique(y_pm[kept]).size < 2:
+            raise ValueError("every sample of weight > 0 belongs to the same class (weights are "
+                             "class_weight x sample_weight); an SVM needs two classes")
+        return w[kept], kept
+
+    def fit(self, X, y, sample_weight=None):
+        """Tune (C, kernel θ) and train the final SVM. ``sample_weight``: per-sample weights
+        >= 0 (C_i = C·class_weight[y_i]·sample_weight_i, as scikit-learn's SVC)."""
         t0 = time.perf_counter()
         X = check_X(X)
         y_pm, self.classes_ = check_binary_y(y, X.shape[0])
         self.n_features_in_ = X.shape[1]
+        weights, kept = self.sample_weights(y_pm, sample_weight)
+        if kept is not None:          # weight 0: dropped, as LIBSVM does
+            X, y_pm = X[kept], y_pm[kept]
         self._validate()
         degenerate = warn_if_degenerate(X)
+        if weights is not None and self.search == "convex":
+            raise ValueError("search='convex' (De Bie et al.) has no per-sample C_i; use "
+                             "another search with class_weight / sample_weight")
         degree, _ = split_degree(self.degree, self.kernel, self.search)
         kernel0 = base_kernel(self.kernel, degree, self.coef0, X.shape[1], self.groups)
         if self._uses_auto():
@@ -449,9 +485,9 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
             names = ("log_C",) + tuple(kernel0.param_names)
             lower, upper, x0 = auto_box_and_start(names, X, kernel0, self.bounds, self.start)
         else:
-            crit = self.make_criterion(X, y_pm)
+            crit = self.make_criterion(X, y_pm, weights)
             lower, upper, x0 = box_and_start(crit.param_names, self.bounds, self.start)
-        run, bar = self._start_run_control(X, y_pm, crit, lower, upper)
+        run, bar = self._start_run_control(X, y_pm, crit, lower, upper, weights)
 
         callback = None
         if self.verbose:
@@ -462,7 +498,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         try:
             if crit is None:
                 result, theta, n_search = self._run_auto(X, y_pm, kernel0, lower, upper, x0,
-                                                         callback, run)
+                                                         callback, run, weights)
                 self.criterion_name_ = "auto"
             else:
                 crit = run.wrap(crit)
@@ -483,7 +519,8 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
             bar.close()
             run.close()
 
-        theta, final, problems = self._final_model(X, y_pm, kernel0, theta, prev, crit_rate)
+        theta, final, problems = self._final_model(X, y_pm, kernel0, theta, prev, crit_rate,
+                                                   weights)
         if is_severe(problems) and self._uses_auto():
             # the next candidates by CV error, until one gives a usable model
             from .strategy import _cv_key
@@ -492,7 +529,8 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                            key=lambda i: _cv_key(result.candidates[i]))
             for i in order[1:]:
                 t, f_sol, p = self._final_model(X, y_pm, kernel0,
-                                                np.asarray(result.candidates[i]["x"]), None, None)
+                                                np.asarray(result.candidates[i]["x"]), None, None,
+                                                weights)
                 n_search += 1
                 if not is_severe(p):
                     result.message += (f"; the chosen model was unusable ({'; '.join(problems)}),"
@@ -516,8 +554,9 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                           f"cannot stand behind ({'; '.join(problems)}); falling back to the "
                           "default strategy (bounds + cross-validation)", ModelWarning,
                           stacklevel=2)
-            result, theta, n_auto = self._run_auto_fallback(X, y_pm, kernel0, callback)
-            theta, final, problems = self._final_model(X, y_pm, kernel0, theta, None, None)
+            result, theta, n_auto = self._run_auto_fallback(X, y_pm, kernel0, callback, weights)
+            theta, final, problems = self._final_model(X, y_pm, kernel0, theta, None, None,
+                                                       weights)
             n_search += n_auto
             result.problems = problems
             result.fallback = first
@@ -534,7 +573,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         if "sigma2" in self.best_params_ and "degree" not in self.best_params_:  # RBF, ARD RBF
             self.best_params_["gamma"] = 1.0 / (2.0 * self.best_params_["sigma2"])
         self.kernel_ = kernel
-        self._set_model(X, y_pm, final)
+        self._set_model(X, y_pm, final, kept)
         self.fit_time_ = time.perf_counter() - t0
         return self
 
@@ -550,28 +589,28 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
             return float(last.info["rate"])
         return None
 
-    def _final_model(self, X, y_pm, kernel0, theta, prev, crit_rate):
+    def _final_model(self, X, y_pm, kernel0, theta, prev, crit_rate, weights=None):
         """Train the SVM at θ and check it: (θ, solution, problems).
 
         Chung §4.3 (Table 4.1, Fig. 3): an L1 solution with no bounded SV is unchanged when C
-        is lowered to max α, so that C is reported (the search may have run on towards
-        ln C = 10)."""
+        is lowered to max α (max α_i/w_i with per-sample weights: the boxes C·w_i), so that C
+        is reported (the search may have run on towards ln C = 10)."""
         theta = np.asarray(theta, dtype=float).copy()
         C = float(np.exp(theta[0]))
         kernel = kernel0.with_theta(theta[1:]) if theta.size > 1 else kernel0
         final = solve_svm_dual(X, y_pm, kernel, C, loss=self.loss, tol=self.tol,
                                alpha0=None if prev is None else
-                               warm_start_alpha(prev.alpha, y_pm, prev.C, C, self.loss),
-                               cache_size=self.cache_size, check_input=False)
+                               warm_start_alpha(prev.alpha, y_pm, prev.C, C, self.loss, weights),
+                               cache_size=self.cache_size, check_input=False, weights=weights)
         self.c_projected_ = False
         if self.loss == "l1" and final.bounded.size == 0 and final.alpha.max() > 0:
-            C = float(final.alpha.max())
+            C = float(final.alpha.max() if weights is None else (final.alpha / weights).max())
             theta[0] = np.log(C)
             final.C = C
             self.c_projected_ = True
         f = decision_function(X, y_pm, final.alpha, final.b, kernel, X)
         problems = model_problems(y_pm, f, final.converged, crit_rate,
-                                  getattr(self, "criterion_name_", None))
+                                  getattr(self, "criterion_name_", None), weights)
         return theta, final, problems
 
     # -- log, resume, progress ------------------------------------------------------------
@@ -609,7 +648,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                              f"criterion {crit.name!r}), so it can only be logged and "
                              f"resumed with an int random_state, got {self.random_state!r}")
 
-    def _start_run_control(self, X, y_pm, crit, lower, upper):
+    def _start_run_control(self, X, y_pm, crit, lower, upper, weights=None):
         """(``search.log.RunControl``, ``progress.Progress``) of this fit: the search log
         (opened, or resumed, when ``log_file`` is set) and the progress bar (``progress``)."""
         from .progress import Progress
@@ -620,16 +659,18 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
             self._check_reproducible(crit)
             run = {k: v for k, v in self.get_params().items()
                    if k not in self._RUN_CONTROL_PARAMS}
-            log = SearchLog(self.log_file, data_fingerprint(X, y_pm), run,
+            log = SearchLog(self.log_file, data_fingerprint(X, y_pm, weights), run,
                             resume=bool(self.resume))
         bar = Progress(bool(self.progress), total=self._progress_total(crit, lower, upper),
                        desc=f"svmbound {self.search}")
         return RunControl(log, on_evaluation=bar.on_evaluation), bar
 
-    def _set_model(self, X, y_pm, sol):
+    def _set_model(self, X, y_pm, sol, kept=None):
+        """The fitted model from the final solution; ``kept``: the rows of the X given to fit
+        that X holds (samples of weight 0 dropped), so that ``support_`` indexes those rows."""
         sv = sol.support
         self.alpha_ = sol.alpha[sv]
-        self.support_ = sv
+        self.support_ = sv if kept is None else kept[sv]
         self.support_vectors_ = X[sv]
         self.dual_coef_ = (sol.alpha[sv] * y_pm[sv])[None, :]
         self.intercept_ = np.array([sol.b])
@@ -676,7 +717,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
             if "__init__" in vars(klass):
                 accepted |= {n for n, p in inspect.signature(klass.__init__).parameters.items()
                              if p.kind is p.KEYWORD_ONLY}
-        accepted -= {"loss", "random_state", "tol", "cache_size"}
+        accepted -= {"loss", "random_state", "tol", "cache_size", "weights"}
         unknown = sorted(set(self.criterion_params) - accepted)
         if unknown:
             valid = ", ".join(sorted(accepted)) or "none"

@@ -127,7 +127,7 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
               gtol: float = STAGE_GTOL, max_iter: int = 100, n_folds: int = 5, cv_tol: float = 1e-3,
               steps=None, start_steps=None, bounds_by_loss=None, random_state=None, cache_size=None,
               callback=None, minimize=None, n_jobs=None, wrap=None,
-              sequential_searches=False) -> tuple[SearchResult, int]:
+              sequential_searches=False, weights=None) -> tuple[SearchResult, int]:
     """Run the default strategy (module docstring) and return (result, number of SVM
     trainings). ``result.x`` is the chosen θ, ``result.fun`` its CV error rate,
     ``result.candidates`` the candidates with their CV errors, ``result.stages`` the bound
@@ -139,12 +139,17 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     the result does not depend on it. ``wrap(criterion, tag)``, if given, wraps every criterion
     built here (search log, progress: ``svmbound.search.log.RunControl.wrap``), with the
     criterion's name as its tag; ``sequential_searches`` runs the bound searches one after the
-    other (a search log replays evaluations in the order they were made)."""
+    other (a search log replays evaluations in the order they were made).
+    ``weights``: per-sample weights w_i > 0 (C_i = C·w_i) of every criterion and of the CV
+    trainings; the CV then counts each held-out error with its weight (``cv_errors`` is that
+    weighted count, ``cv_rate`` it over Σw)."""
     from .criteria import criterion_class, make_criterion
 
     t0 = time.perf_counter()
     names = (bounds_by_loss or AUTO_BOUNDS)[loss]
     kw = {} if cache_size is None else {"cache_size": cache_size}
+    if weights is not None:
+        kw["weights"] = weights
     def search(name):
         crit_loss = loss if loss in criterion_class(name).losses() else None
         crit = make_criterion(name, X, y_pm, kernel, loss=crit_loss,
@@ -183,7 +188,8 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     records = []
     for src, theta in cands:
         ev = cv.evaluate(theta, need_grad=False)
-        records.append({"source": src, "x": theta.tolist(), "cv_errors": int(ev.value),
+        errors = int(ev.value) if weights is None else float(ev.value)
+        records.append({"source": src, "x": theta.tolist(), "cv_errors": errors,
                         "cv_rate": ev.info["rate"], "cv_hinge": ev.info["hinge"]})
         path.append({"x": theta.tolist(), "value": ev.value, "grad": None,
                      "time_s": time.perf_counter() - t0, "accepted": False,
@@ -191,11 +197,13 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     n_trainings += cv.n_trainings
     best = min(range(len(records)), key=lambda i: _cv_key(records[i]))
     chosen = records[best]
+    out_of = (f"{chosen['cv_errors']} of {y_pm.size}" if weights is None else
+              f"weighted {chosen['cv_errors']:.6g} of {float(np.sum(weights)):.6g}")
     result = SearchResult(
         x=np.asarray(chosen["x"]), fun=chosen["cv_rate"], jac=None, nfev=nfev + len(records),
         njev=njev, nit=sum(r.nit for r in stages.values()), success=True, status=0,
         message=(f"chose the {chosen['source']} by {cv.n_folds}-fold CV error "
-                 f"({chosen['cv_errors']} of {y_pm.size}) among {len(records)} candidates"),
+                 f"({out_of}) among {len(records)} candidates"),
         path=path, candidates=records, stages=stages, chosen=chosen["source"],
         n_folds=cv.n_folds)
     return result, n_trainings
@@ -205,7 +213,7 @@ def _cv_key(record) -> tuple:
     """Order of the candidates: fewest CV errors, then the smallest mean held-out hinge loss
     (a continuous measure of the same held-out margins, which breaks the ties that error counts
     make on small data without favouring a candidate by its place in the list)."""
-    return record["cv_errors"], round(record["cv_hinge"], 12)
+    return round(record["cv_errors"], 12), round(record["cv_hinge"], 12)
 
 
 def _n_folds(y_pm, n_folds: int) -> int:

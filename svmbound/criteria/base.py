@@ -9,6 +9,11 @@ layer uses: ``grad(θ)`` returns the gradient of the evaluation ``fun(θ)`` just
 Gradients come from the envelope theorem (Chapelle Lemma 2, Chung §4.1): with the optimal dual
 variables held fixed, ∂‖w̃‖²/∂θ = −αᵀ(∂Q̃/∂θ)α and ∂R²/∂θ = βᵀ∂diag(K)/∂θ − βᵀ(∂K/∂θ)β, which
 the kernel provides as contractions over the support vectors only.
+
+Per-sample weights (``weights=``, C_i = C·w_i, ``svmbound._weights``): the criterion keeps
+``self.w`` (ones by default; ``self.weights`` is None then) and hands it to every solve; the few
+formulas that involve C use C_i through :meth:`Criterion.l2_shift` (1/C_i, the L2 diagonal) and
+:meth:`Criterion.over_w` (v/w). Without weights both give the unweighted numbers bit for bit.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._validation import check_pm1, check_X
+from .._weights import check_weights
 from ..exceptions import ConvergenceWarning
 from ..kernels import Kernel, check_kernel
 from ..solvers import (DEFAULT_CACHE_MB, DualSolution, RadiusSolution, solve_radius,
@@ -63,9 +69,11 @@ class Criterion:
 
     def __init__(self, X, y, kernel: Kernel, *, tol: float = 1e-6,
                  cache_size: float = DEFAULT_CACHE_MB, warm_start: bool = True,
-                 max_iter: int | None = None):
+                 max_iter: int | None = None, weights=None):
         self.X = check_X(X)
         self.y = check_pm1(y, self.X.shape[0])
+        #: per-sample weights w_i > 0 (C_i = C·w_i), None when all are 1
+        self.weights = check_weights(weights, self.y.size)
         self.kernel = check_kernel(kernel)
         self.tol = check_tol(tol)
         self.cache_size = cache_size
@@ -82,6 +90,25 @@ class Criterion:
         self._svm_prev_key = None
         self._radius_prev: dict = {}
         self._last: Evaluation | None = None
+
+    # -- per-sample weights -----------------------------------------------------------------
+    @property
+    def w(self) -> np.ndarray:
+        """The per-sample weights w (C_i = C·w_i); ones without weights."""
+        return np.ones(self.y.size) if self.weights is None else self.weights
+
+    def l2_shift(self, C: float, idx=None):
+        """1/C_i = 1/(C w_i), the L2-SVM's diagonal shift (K̃ = K + diag(1/C_i)), for the samples
+        ``idx`` (all by default): the number 1/C without weights."""
+        if self.weights is None:
+            return 1.0 / C
+        return 1.0 / (C * (self.weights if idx is None else self.weights[idx]))
+
+    def over_w(self, v, idx=None):
+        """v_i / w_i for the samples ``idx`` (all by default); v itself without weights."""
+        if self.weights is None:
+            return v
+        return v / (self.weights if idx is None else self.weights[idx])
 
     # -- θ handling ----------------------------------------------------------------------
     @property
@@ -116,10 +143,12 @@ class Criterion:
             if self._svm_prev_key == key:    # only C changed: reuse the gradient (no kernel value)
                 warm_from = prev
             else:
-                alpha0 = warm_start_alpha(prev.alpha, self.y, prev.C, C, self.loss)
+                alpha0 = warm_start_alpha(prev.alpha, self.y, prev.C, C, self.loss,
+                                          self.weights)
         sol = solve_svm_dual(self.X, self.y, kernel, C, loss=self.loss, tol=self.tol,
                              alpha0=alpha0, warm_from=warm_from, cache_size=self.cache_size,
-                             check_input=False, max_iter=self.max_iter)
+                             check_input=False, max_iter=self.max_iter,
+                             weights=self.weights)
         self.n_trainings += 1
         self._svm_prev = sol
         self._svm_prev_key = key
@@ -159,11 +188,12 @@ class Criterion:
                 flag.set()
                 raise
 
-    def solve_radius(self, kernel: Kernel, shift: float = 0.0) -> RadiusSolution:
-        """R² (shift 0) or R̃² (shift 1/C); with shift 0 the result is reused while the kernel
-        parameters do not change (R² does not depend on C)."""
+    def solve_radius(self, kernel: Kernel, shift=0.0) -> RadiusSolution:
+        """R² (shift 0) or R̃² (shift 1/C, or ``l2_shift(C)``: the vector of 1/C_i); with shift 0
+        the result is reused while the kernel parameters do not change (R² does not depend on
+        C)."""
         # the key holds the whole kernel: θ alone misses a changed integer degree (polynomial)
-        key = _kernel_key(kernel) if shift == 0.0 else None
+        key = _kernel_key(kernel) if np.ndim(shift) == 0 and shift == 0.0 else None
         prev = self._radius_prev.get("sol")
         if key is not None and self._radius_prev.get("key") == key:
             self.note_solution(prev, "radius QP")

@@ -14,6 +14,12 @@ L1-SVM:
   ∂(2D)/∂C = 2Σξ = (2/C)(eᵀα − αᵀQα)   (Chung 4.3, via the rescaling α = Cᾱ of 4.1–4.2),
   ∂(2D)/∂θ_k = −αᵀ(∂Q/∂θ_k)α          (Chung 4.4),
   ∂(R² + Δ/C)/∂C = −Δ/C²              (Chung 4.5); chain rule ∂/∂ln C = C ∂/∂C.
+
+Per-sample weights (C_i = C·w_i, ``Criterion.weights``): the L2 kernel is K + diag(1/C_i) for
+both the margin and R̃², so ∂‖w̃‖²/∂ln C = Σ α_i²/C_i and ∂R̃²/∂ln C = −Σ β_i(1 − β_i)/C_i
+(= −(1 − βᵀβ)/C for equal weights, as eᵀβ = 1). For L1 the rescaling α = Cᾱ with the boxes
+0 ≤ ᾱ_i ≤ w_i leaves the formulas unchanged, with CΣξ → CΣw_iξ_i = eᵀα − ‖w‖² (``xi_sum`` is
+then Σw_iξ_i). The C in R² + κ/C (2.5, 2.7) and Δ/C (3.3) stays the common factor C.
 """
 
 from __future__ import annotations
@@ -42,8 +48,11 @@ class RadiusMarginL2(Criterion):
 
     def _radius(self, C, kernel):
         """(R² term, its ∂/∂ln C, radius solution)."""
-        sol = self.solve_radius(kernel, shift=1.0 / C)
-        return sol.r2, -(1.0 - float(sol.beta @ sol.beta)) / C, sol
+        sol = self.solve_radius(kernel, shift=self.l2_shift(C))
+        b = sol.beta
+        if self.weights is None:
+            return sol.r2, -(1.0 - float(b @ b)) / C, sol
+        return sol.r2, -float((b - b * b) @ self.l2_shift(C)), sol
 
     def _compute(self, C, kernel, need_grad):
         svm, (r2, dr2_dlogc, rad) = self.solve_svm_and_radius(
@@ -54,7 +63,8 @@ class RadiusMarginL2(Criterion):
         value = r2 * w2
         if not need_grad:
             return value, None, info
-        dw2 = np.concatenate([[float(svm.alpha @ svm.alpha) / C], self.margin_gradient(kernel, svm)])
+        dw2 = np.concatenate([[float(svm.alpha @ self.over_w(svm.alpha)) / C],
+                              self.margin_gradient(kernel, svm)])
         dr2 = np.concatenate([[dr2_dlogc], self.radius_gradient(kernel, rad)])
         return value, dr2 * w2 + r2 * dw2, info
 

@@ -8,6 +8,11 @@ estimates of ``span.py`` / ``radius_margin.py``. Both work with our SMO solver f
 Scale: both values are **numbers of errors on the ℓ training points** (every point is held out
 exactly once in either procedure), the scale of Chapelle's ℒ (eq. 5) and of the other LOO
 estimates in svmbound; ``info['rate']`` = value/ℓ is the usual error rate.
+
+Per-sample weights (``weights=``, C_i = C·w_i): every training keeps its points' weights (they
+follow the samples into the folds), and a held-out point in error counts with its weight:
+value = Σ w_p over the errors, ``info['rate']`` = value/Σw (with class_weight='balanced' this
+is the balanced error rate). Without weights the value is the plain count, as before.
 """
 
 from __future__ import annotations
@@ -27,13 +32,24 @@ class _ReferenceCriterion(Criterion):
         super().__init__(X, y, kernel, **kw)
         self.loss = check_loss(loss)
 
-    def _solve(self, X, y, kernel, C, alpha0):
+    def _solve(self, X, y, kernel, C, alpha0, weights=None):
         sol = solve_svm_dual(X, y, kernel, C, loss=self.loss, tol=self.tol, alpha0=alpha0,
                              cache_size=self.cache_size, check_input=False,
-                             max_iter=self.max_iter)
+                             max_iter=self.max_iter, weights=weights)
         self.n_trainings += 1
         self.note_solution(sol, "SVM dual (held-out training)")
         return sol
+
+    def _errors(self, idx, wrong):
+        """The number of errors among the held-out points ``idx`` (a boolean mask over them),
+        each counted with its weight when there are weights."""
+        if self.weights is None:
+            return int(np.count_nonzero(wrong))
+        return float(self.weights[idx][wrong].sum())
+
+    def _total(self) -> float:
+        """What the errors are counted out of: ℓ, or Σw."""
+        return self.y.size if self.weights is None else float(self.weights.sum())
 
 
 class CrossValidationError(_ReferenceCriterion):
@@ -74,19 +90,21 @@ class CrossValidationError(_ReferenceCriterion):
         y f(x) < 0 and sum their hinge losses max(0, 1 − y f(x))."""
         tr, te = self.folds[k]
         Xtr, ytr = self.X[tr], self.y[tr]
+        wtr = None if self.weights is None else self.weights[tr]
         prev = self._fold_prev[k]
         alpha0 = None
         if self.warm_start and prev is not None:
-            alpha0 = warm_start_alpha(prev.alpha, ytr, prev.C, C, self.loss)
+            alpha0 = warm_start_alpha(prev.alpha, ytr, prev.C, C, self.loss, wtr)
         sol = solve_svm_dual(Xtr, ytr, kernel, C, loss=self.loss, tol=self.tol, alpha0=alpha0,
                              cache_size=self.cache_size, check_input=False,
-                             max_iter=self.max_iter)
+                             max_iter=self.max_iter, weights=wtr)
         self.note_solution(sol, f"SVM dual of fold {k}")
         self._fold_prev[k] = sol
         f = decision_function(Xtr, ytr, sol.alpha, sol.b, kernel, self.X[te])
         margin = self.y[te] * f
-        return (int(np.count_nonzero(margin < 0)), sol.n_iter,
-                float(np.maximum(0.0, 1.0 - margin).sum()))
+        hinge = np.maximum(0.0, 1.0 - margin)
+        return (self._errors(te, margin < 0), sol.n_iter,
+                float(hinge.sum() if self.weights is None else self.weights[te] @ hinge))
 
     def _compute(self, C, kernel, need_grad):
         # the folds are independent: joblib threads (the SMO and BLAS release the GIL)
@@ -97,8 +115,8 @@ class CrossValidationError(_ReferenceCriterion):
         self.n_trainings += self.n_folds
         value = float(sum(e for e, _, _ in out))
         return value, None, {"n_folds": self.n_folds, "n_iter": int(sum(i for _, i, _ in out)),
-                             "rate": value / self.y.size,
-                             "hinge": float(sum(h for _, _, h in out)) / self.y.size}
+                             "rate": value / self._total(),
+                             "hinge": float(sum(h for _, _, h in out)) / self._total()}
 
 
 class LeaveOneOutError(_ReferenceCriterion):
@@ -126,16 +144,17 @@ class LeaveOneOutError(_ReferenceCriterion):
         for p in sv:
             keep[p] = False
             Xp, yp = self.X[keep], y[keep]
-            alpha0 = warm_start_alpha(full.alpha[keep], yp, C, C, self.loss)
-            sol = self._solve(Xp, yp, kernel, C, alpha0)
+            wp = None if self.weights is None else self.weights[keep]
+            alpha0 = warm_start_alpha(full.alpha[keep], yp, C, C, self.loss, wp)
+            sol = self._solve(Xp, yp, kernel, C, alpha0, wp)
             f = decision_function(Xp, yp, sol.alpha, sol.b, kernel, self.X[p:p + 1])[0]
             if y[p] * f < 0:
                 errors.append(int(p))
             keep[p] = True
         errors.sort()
-        value = float(len(errors))
+        value = float(len(errors) if self.weights is None else self.weights[errors].sum())
         return value, None, {"n_sv": int(sv.size), "n_retrained": int(sv.size),
-                             "loo_errors": errors, "rate": value / y.size, "b": full.b}
+                             "loo_errors": errors, "rate": value / self._total(), "b": full.b}
 
 
 __all__ = ["CrossValidationError", "LeaveOneOutError"]

@@ -37,6 +37,9 @@ Jaakkola–Haussler, Opper–Winther and R²/γ² are bounds/estimates proven fo
 threshold; here they are evaluated on the solution of the SVM with threshold b, as Chapelle does
 in his experiments. Only N_SV and 4R̃²‖w̃‖² are upper bounds on the LOO error of the SVM with
 threshold.
+
+Per-sample weights (C_i = C·w_i, ``Criterion.weights``): K̃ = K + diag(1/C_i), so
+∂K̃/∂ln C = −diag(1/C_i); everything else is unchanged.
 """
 
 from __future__ import annotations
@@ -263,7 +266,7 @@ class _L2SVEstimate(Criterion):
         sv = sol.support
         Xsv = self.X[sv]
         Kt = kernel.block(Xsv)
-        Kt[np.diag_indices_from(Kt)] += 1.0 / C
+        Kt[np.diag_indices_from(Kt)] += self.l2_shift(C, sv)
         try:
             self._system = HyperplaneSolver(Kt, self.y[sv])
         except np.linalg.LinAlgError:
@@ -343,7 +346,7 @@ class SpanBound(_L2SVEstimate):
         W = P - np.outer(u * ysv, a * ysv)
         W = 0.5 * (W + W.T)
         grad = np.empty(self.n_params)
-        grad[0] = -np.trace(W) / C                       # ∂K̃/∂ln C = −I/C
+        grad[0] = -np.sum(self.over_w(np.diag(W), sv)) / C    # ∂K̃/∂ln C = −diag(1/C_i)
         Xsv = self.X[sv]
         if hasattr(kernel, "contract_matrix"):
             # many parameters (ARD): Σ_ij W_ij ∂K_ij/∂θ_k by BLAS contractions, no d×n×n array
@@ -391,7 +394,7 @@ class JaakkolaHaussler(_L2SVEstimate):
         sol = self.solve_svm(C, kernel)
         sv = sol.support
         a = sol.alpha[sv]
-        kdiag = kernel.diag(self.X[sv]) + 1.0 / C
+        kdiag = kernel.diag(self.X[sv]) + self.l2_shift(C, sv)
         value = float(np.count_nonzero(a * kdiag > 1.0))
         info = self._info(sol, value)
         info.update(wahba=float(a @ kdiag))

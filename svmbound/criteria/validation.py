@@ -12,6 +12,11 @@ For the smoothed criterion α and b are refined on the support set by the §6.3 
 
 Scale: both values are **numbers of (smoothed) errors on the validation set** — eq. 9 is a sum;
 eq. 4 is used without its 1/p so that the two are on the same scale. ``info['rate']`` = value/p.
+
+Per-sample weights (``weights=``, C_i = C·w_i): the training part keeps its points' weights
+(K̃ = K + diag(1/C_i)), and each validation point counts with its weight v_i (the weights of the
+held-out points; ones for an explicit ``X_val``): T = Σ v_i step(−y'_i f(x'_i)), resp.
+Σ v_i min(P̃_i, 1 − P̃_i), and ``info['rate']`` = T/Σv. Platt's fit is not weighted.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import numpy as np
 from scipy.special import expit
 
 from .._validation import check_pm1, check_X
+from .._weights import check_weights
 from ..solvers import decision_function
 from .base import Criterion
 from .span import alpha_b_adjoint, polish_alpha_b
@@ -111,9 +117,11 @@ class _HeldOutCriterion(Criterion):
     loss = "l2"
 
     def __init__(self, X, y, kernel, *, validation_fraction: float = 0.3, random_state=0,
-                 X_val=None, y_val=None, **kw):
+                 X_val=None, y_val=None, weights=None, **kw):
         X = check_X(X)
         y = check_pm1(y, X.shape[0])
+        weights = check_weights(weights, y.size)
+        w_val = None
         if (X_val is None) != (y_val is None):
             raise ValueError("give both X_val and y_val, or neither")
         if X_val is None:
@@ -124,6 +132,8 @@ class _HeldOutCriterion(Criterion):
             train, val = np.sort(train), np.sort(val)
             X_val, y_val = X[val], y[val]
             X, y = X[train], y[train]
+            if weights is not None:
+                weights, w_val = weights[train], weights[val]
             self.train_index_, self.val_index_ = train, val
         else:
             X_val = check_X(X_val, "X_val")
@@ -135,14 +145,17 @@ class _HeldOutCriterion(Criterion):
             self.train_index_ = self.val_index_ = None
         self.validation_fraction = validation_fraction
         self.random_state = random_state
-        super().__init__(X, y, kernel, **kw)
+        super().__init__(X, y, kernel, weights=weights, **kw)
         self.X_val = np.ascontiguousarray(X_val)
         self.y_val = np.ascontiguousarray(y_val)
+        #: weights of the validation points (None: ones)
+        self.w_val = w_val
 
     def _info(self, sol, value) -> dict:
+        total = self.y_val.size if self.w_val is None else float(self.w_val.sum())
         return {"n_sv": int(sol.support.size), "b": sol.b, "n_iter": sol.n_iter,
                 "max_violation": sol.max_violation, "n_train": int(self.y.size),
-                "n_val": int(self.y_val.size), "rate": float(value) / self.y_val.size}
+                "n_val": int(self.y_val.size), "rate": float(value) / total}
 
 
 class ValidationError(_HeldOutCriterion):
@@ -157,7 +170,8 @@ class ValidationError(_HeldOutCriterion):
     def _compute(self, C, kernel, need_grad):
         sol = self.solve_svm(C, kernel)
         f = decision_function(self.X, self.y, sol.alpha, sol.b, kernel, self.X_val)
-        value = float(np.count_nonzero(self.y_val * f < 0))
+        wrong = self.y_val * f < 0
+        value = float(np.count_nonzero(wrong) if self.w_val is None else self.w_val[wrong].sum())
         return value, None, self._info(sol, value)
 
 
@@ -207,19 +221,22 @@ class SmoothedValidationError(_HeldOutCriterion):
         sv = sol.support
         Xsv, ysv = self.X[sv], self.y[sv]
         Kt = kernel.block(Xsv)
-        Kt[np.diag_indices_from(Kt)] += 1.0 / C
+        Kt[np.diag_indices_from(Kt)] += self.l2_shift(C, sv)
         a, b = polish_alpha_b(Kt, ysv, sol.alpha[sv], sol.b)
         Kv = kernel.block(self.X_val, Xsv)             # K(x'_i, x_j), j ∈ SV
         f = Kv @ (a * ysv) + b
         A, B = platt_fit(f, self.y_val, fit_offset=self.fit_offset)
         P = expit(-(A * f + B))
-        value = float(np.minimum(P, 1.0 - P).sum())
+        value = float(np.minimum(P, 1.0 - P).sum() if self.w_val is None
+                      else self.w_val @ np.minimum(P, 1.0 - P))
         info = self._info(sol, value)
         info.update(platt_A=A, platt_B=B,
                     validation_errors=int(np.count_nonzero(self.y_val * f < 0)))
         if not need_grad:
             return value, None, info
         s = np.where(P < 0.5, 1.0, -1.0)
+        if self.w_val is not None:
+            s = s * self.w_val                          # each term of T counts with v_i
         q = P * (1.0 - P)
         c = -s * q * A                                  # ∂T/∂f_i at fixed (A, B)
         if not self.fixed_platt:
@@ -234,7 +251,7 @@ class SmoothedValidationError(_HeldOutCriterion):
         # Σ_i c_i ∂f_i = g_αᵀ dα + g_b db + Σ_ij c_i α_j y_j ∂K(x'_i, x_j)
         u = alpha_b_adjoint(Kt, ysv, ysv * (Kv.T @ c), float(c.sum()))
         grad = np.empty(self.n_params)
-        grad[0] = float(u @ a) / C                      # ∂K̃/∂ln C = −I/C; cross K has no I/C
+        grad[0] = float(u @ self.over_w(a, sv)) / C    # ∂K̃/∂ln C = −diag(1/C_i); cross K has none
         nv, ns = self.y_val.size, sv.size
         Z = np.vstack([self.X_val, Xsv])
         cross = kernel.contract(Z, np.r_[c, np.zeros(ns)], np.r_[np.zeros(nv), a * ysv])

@@ -72,10 +72,11 @@ class LogMismatch(ValueError):
     for other points than the log holds)."""
 
 
-def data_fingerprint(X, y) -> str:
-    """sha256 over the shapes, dtypes and bytes of X and y (what a log was written for)."""
+def data_fingerprint(X, y, weights=None) -> str:
+    """sha256 over the shapes, dtypes and bytes of X and y, and of the per-sample weights when
+    there are any (what a log was written for)."""
     h = hashlib.sha256()
-    for a in (X, y):
+    for a in (X, y) if weights is None else (X, y, weights):
         a = np.ascontiguousarray(a)
         h.update(f"{a.dtype.str}{a.shape}".encode())
         h.update(a.tobytes())

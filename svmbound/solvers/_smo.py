@@ -2,7 +2,7 @@
 
     min_a  ½ aᵀ Q a + pᵀ a     s.t.  yᵀ a = const,  0 ≤ a_i ≤ u_i  (u_i may be +inf)
 
-with Q_ij = s · y_i y_j (K_ij + h δ_ij), K computed row by row from X on demand and kept in an
+with Q_ij = s · y_i y_j (K_ij + h_i δ_ij), K computed row by row from X on demand and kept in an
 LRU cache ``buf`` of ``buf.shape[0]`` rows (as LIBSVM's Cache). The caller picks the cache's
 dtype: float64, or float32 (LIBSVM's Qfloat) to hold twice the rows when float64 rows would not
 all fit; numba compiles one version per dtype. G, Ḡ and α are float64 either way.
@@ -14,6 +14,10 @@ maximal KKT violation m(a) − M(a) = Gmax + Gmax2 falls below ``tol``.
 * L2-SVM (Chung 1.7): p = −e, u = +inf, s = 1, h = 1/C.
 * Radius (Chung 1.3/1.8): y = e, p = −(diag K + h), u = +inf, s = 2, eᵀβ = 1; optimum = −R².
 
+Per-sample weights (C_i = C·w_i, ``svmbound._weights``): u is a vector already (u_i = C w_i for
+L1); the diagonal shift ``shift`` is either one number h (every h_i equal, the unweighted case:
+numba compiles the same code as before) or a vector of h_i = 1/(C w_i) (L2, R̃²).
+
 Interruption: ``smo`` reads ``stop[0]`` (a one-element int64 array owned by the caller, see
 ``qp.StopFlag``) before every iteration and while reconstructing the gradient, and returns
 at once with ``interrupted = True`` when another thread has set it to a non-zero value. The
@@ -22,10 +26,23 @@ within one iteration (plus at most one kernel row) of the request.
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 TAU = 1e-12
 LINEAR, RBF, POLY, PRECOMPUTED = 0, 1, 2, 3
+
+
+def shift_at(shift, i):
+    """h_i: ``shift[i]`` for a vector of diagonal shifts, ``shift`` itself for one number."""
+    return shift if np.ndim(shift) == 0 else shift[i]
+
+
+@overload(shift_at, jit_options={"cache": True, "nogil": True})
+def _shift_at_overload(shift, i):
+    if isinstance(shift, types.Array):
+        return lambda shift, i: shift[i]
+    return lambda shift, i: shift
 
 
 @njit(cache=True, nogil=True)
@@ -96,7 +113,7 @@ def _get_row(i, X, sq, y, code, gamma, coef0, degree, scale, shift,
     yi = y[i] * scale
     for j in range(row.shape[0]):
         row[j] *= yi * y[j]
-    row[i] += scale * shift
+    row[i] += scale * shift_at(shift, i)
     slot_of[i] = s
     row_of[s] = i
     last_used[s] = state[0]
@@ -221,7 +238,7 @@ def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shi
 
     QD = kernel_diag(X, sq, code, gamma, coef0, degree)
     for i in range(n):
-        QD[i] = scale * (QD[i] + shift)
+        QD[i] = scale * (QD[i] + shift_at(shift, i))
 
 
     act = np.arange(n)

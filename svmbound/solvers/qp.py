@@ -136,8 +136,9 @@ def _kernel_columns_times(X, kernel: Kernel, cols: np.ndarray, v: np.ndarray) ->
     return out
 
 
-def initial_gradient(X, y, p, ub, a, kernel: Kernel, scale: float, shift: float):
-    """G = Qa + p and Ḡ = Σ_{a_j = u_j} u_j Q_j for Q_ij = s·y_i y_j (K_ij + h δ_ij).
+def initial_gradient(X, y, p, ub, a, kernel: Kernel, scale: float, shift):
+    """G = Qa + p and Ḡ = Σ_{a_j = u_j} u_j Q_j for Q_ij = s·y_i y_j (K_ij + h_i δ_ij)
+    (``shift``: one h, or the vector of h_i).
 
     A warm start needs one kernel column per nonzero a_j; built as blocked BLAS products with
     vectorised exp this costs a fraction of computing those rows one by one in the SMO. The
@@ -157,7 +158,8 @@ def initial_gradient(X, y, p, ub, a, kernel: Kernel, scale: float, shift: float)
         bounded = nz[at_bound]
         if bounded.size:
             G_bar += scale * y * cols[:, 1]
-            G_bar[bounded] += scale * shift * ub[bounded]
+            G_bar[bounded] += scale * (shift if np.ndim(shift) == 0 else shift[bounded]) \
+                * ub[bounded]
     return G, G_bar
 
 
@@ -175,6 +177,9 @@ def _smo_and_offset(*args):
 def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
             max_iter=None, cache_mb=DEFAULT_CACHE_MB, gradient0=None) -> QPResult:
     """Run the numba SMO from the feasible start ``a0`` (copied, never modified).
+
+    ``shift``: the diagonal shift h of Q = s·Y(K + hI)Y, one number, or a vector of per-sample
+    h_i (Q = s·Y(K + diag h)Y: the L2-SVM and R̃² with C_i = C·w_i).
 
     ``gradient0`` = (G, Ḡ) of ``a0`` when the caller knows them (a start at the same kernel,
     see ``svm.same_kernel_start``): the initial gradient then costs no kernel value.
@@ -197,12 +202,14 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
     if max_iter is None:
         max_iter = max(10_000_000, 100 * n)
     a = np.array(a0, dtype=np.float64, copy=True)
+    shift = (float(shift) if np.ndim(shift) == 0
+             else np.ascontiguousarray(shift, dtype=np.float64))
     if gradient0 is None:
-        G0, G_bar0 = initial_gradient(X_kernel, y, p, ub, a, kernel, float(scale), float(shift))
+        G0, G_bar0 = initial_gradient(X_kernel, y, p, ub, a, kernel, float(scale), shift)
     else:
         G0, G_bar0 = (np.array(g, dtype=np.float64, copy=True) for g in gradient0)
     args = (X, sq, y, p, ub, a, G0, G_bar0, int(code), float(gamma), float(coef0), int(degree),
-            float(scale), float(shift), check_tol(tol), int(max_iter), cache_buffer(n, cache_mb))
+            float(scale), shift, check_tol(tol), int(max_iter), cache_buffer(n, cache_mb))
     flag = current_flag()
     if flag is None:     # a flag of its own, registered for request_stop() while it runs
         with StopFlag() as flag:

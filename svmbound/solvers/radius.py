@@ -2,7 +2,9 @@
 
 R² = max_β βᵀ(diag K + h) − βᵀ(K + hI)β   s.t. eᵀβ = 1, β ≥ 0     (Chung 1.3, Chapelle 6.2)
 
-with h = 0 for R² and h = 1/C for R̃² of the L2-SVM (Chung 1.8: kernel K + I/C). Any kernel
+with h = 0 for R² and h = 1/C for R̃² of the L2-SVM (Chung 1.8: kernel K + I/C), or per-sample
+h_i = 1/(C w_i) for the L2-SVM with weights (kernel K + diag(1/C_i)): then
+R̃² = max βᵀ(diag K + h) − βᵀ(K + diag h)β. Any kernel
 works, including a non-constant diagonal (polynomial). Solved by the same SMO as the SVM with
 y = e, p = −(diag K + h), Q = 2(K + hI). The cold start is β = e_i for the point with the largest
 K_ii (DESIGN.md §5: much faster than the uniform start).
@@ -23,7 +25,7 @@ from .qp import DEFAULT_CACHE_MB, PrecomputedKernel, check_start, check_tol, run
 class RadiusSolution:
     beta: np.ndarray
     r2: float
-    shift: float
+    shift: float | np.ndarray
     n_iter: int
     max_violation: float
     converged: bool
@@ -41,7 +43,7 @@ def warm_start_beta(beta_prev) -> np.ndarray:
     return b / s
 
 
-def radius_scale(X, kernel: Kernel, d: np.ndarray, i: int, shift: float) -> float:
+def radius_scale(X, kernel: Kernel, d: np.ndarray, i: int, shift) -> float:
     """max_j (K_ii + K_jj − 2K_ij) + 2h for the point i: the spread of the gradient of the
     radius QP at β = e_i (its KKT violation there), which lies between R² and 4R² + 2h (every
     point is at most 2R from x_i in feature space and one is at least R away). One kernel row."""
@@ -49,14 +51,15 @@ def radius_scale(X, kernel: Kernel, d: np.ndarray, i: int, shift: float) -> floa
         row = np.asarray(X[i], dtype=np.float64)
     else:
         row = kernel.block(X[i:i + 1], X)[0]
-    dist2 = (d[i] - shift) + (d - shift) - 2.0 * row
-    return float(max(dist2.max(), 0.0) + 2.0 * shift)
+    s = np.broadcast_to(np.asarray(shift, dtype=np.float64), d.shape)
+    dist2 = (d[i] - s[i]) + (d - s) - 2.0 * row
+    return float(max(dist2.max(), 0.0) + 2.0 * s.max())
 
 
-def solve_radius(X, kernel: Kernel, *, shift: float = 0.0, tol: float = 1e-3, beta0=None,
+def solve_radius(X, kernel: Kernel, *, shift=0.0, tol: float = 1e-3, beta0=None,
                  cache_size: float = DEFAULT_CACHE_MB, max_iter: int | None = None,
                  check_input: bool = True) -> RadiusSolution:
-    """R² (shift = 0) or R̃² (shift = 1/C) with the optimal β.
+    """R² (shift = 0) or R̃² (shift = 1/C, or the vector of 1/C_i) with the optimal β.
 
     ``tol`` is relative to the scale of the problem when that is below 1: the SMO stops when
     the KKT violation falls below tol·min(1, s), s = ``radius_scale`` ∈ [R², 4R² + 2h] (but not
@@ -71,14 +74,33 @@ def solve_radius(X, kernel: Kernel, *, shift: float = 0.0, tol: float = 1e-3, be
     kernel = check_kernel(kernel)
     if check_input:
         X = check_X(X)
-    try:
-        shift = float(shift)
-    except (TypeError, ValueError):
-        raise ValueError(f"shift must be a finite number >= 0, got {shift!r}") from None
-    if not np.isfinite(shift) or shift < 0:
-        raise ValueError(f"shift must be a finite number >= 0, got {shift!r}")
+    n = X.shape[0]
+    if np.ndim(shift) == 0:
+        try:
+            shift = float(shift)
+        except (TypeError, ValueError):
+            raise ValueError(f"shift must be a finite number >= 0, got {shift!r}") from None
+        if not np.isfinite(shift) or shift < 0:
+            raise ValueError(f"shift must be a finite number >= 0, got {shift!r}")
+    else:
+        try:
+            shift = np.ascontiguousarray(shift, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"shift must be finite numbers >= 0, got {shift!r}") from None
+        if shift.shape != (n,) or not np.all(np.isfinite(shift)) or np.any(shift < 0):
+            raise ValueError(f"shift must be a finite number >= 0 or {n} of them, got an array "
+                             f"of shape {shift.shape}")
     tol = check_tol(tol)
     n = X.shape[0]
+    if np.ndim(shift) == 0:
+        shift = float(shift)
+        if not np.isfinite(shift) or shift < 0:
+            raise ValueError(f"shift must be a finite number >= 0, got {shift!r}")
+    else:
+        shift = np.ascontiguousarray(shift, dtype=np.float64)
+        if shift.shape != (n,) or not np.all(np.isfinite(shift)) or np.any(shift < 0):
+            raise ValueError(f"shift must be a finite number >= 0 or {n} of them, got an array "
+                             f"of shape {shift.shape}")
     d = kernel.diag(X) + shift
     i0 = int(np.argmax(d))
     if beta0 is None:

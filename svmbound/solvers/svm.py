@@ -6,6 +6,11 @@ L2-SVM (Chung eq. 1.7):  max eᵀα − ½ αᵀ(Q + I/C)α,    α ≥ 0,     y�
 Q_ij = y_i y_j K(x_i, x_j). The decision function is f(x) = Σ α_i y_i K(x_i, x) + b.
 At the optimum ‖w‖² = αᵀQα and, for L1, C·Σξ = eᵀα − ‖w‖² (Chung 1.6); for L2,
 ‖w̃‖² = ‖w‖² + C Σξ² = eᵀα and ξ = α/C.
+
+Per-sample weights ``weights`` = w (C_i = C·w_i, scikit-learn's class_weight × sample_weight):
+the L1 box becomes 0 ≤ α_i ≤ C w_i and the L2 diagonal I/C becomes diag(1/(C w_i)); the
+formulas above hold with CΣξ → CΣw_iξ_i (L1), ξ_i = α_i/(C w_i) (L2). weights=None is the
+unweighted problem, solved by exactly the same code as before.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._validation import check_pm1, check_positive, check_X
+from .._weights import check_weights, same_weights
 from ..kernels import Kernel, check_kernel
 from .qp import DEFAULT_CACHE_MB, check_start, run_smo
 
@@ -49,6 +55,13 @@ class DualSolution:
     #: Ḡ = Σ_{α_j = C} C Q_j (L1; zeros for L2): with ``gradient`` what a restart at another C
     #: and the same kernel needs (``same_kernel_start``).
     gradient_bar: np.ndarray | None = field(default=None, repr=False)
+    #: Per-sample weights w (C_i = C·w_i), None for all ones.
+    weights: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def upper(self) -> np.ndarray:
+        """The box C_i = C·w_i of every α_i (+inf for L2)."""
+        return upper_bounds(self.loss, self.C, self.alpha.size, self.weights)
 
     @property
     def support(self) -> np.ndarray:
@@ -57,10 +70,10 @@ class DualSolution:
 
     @property
     def bounded(self) -> np.ndarray:
-        """Indices with α_i = C (L1 only; empty for L2)."""
+        """Indices with α_i = C_i (L1 only; empty for L2)."""
         if self.loss == "l2":
             return np.empty(0, dtype=np.int64)
-        return np.flatnonzero(self.alpha >= self.C)
+        return np.flatnonzero(self.alpha >= self.upper)
 
     @property
     def quad(self) -> float:
@@ -69,18 +82,32 @@ class DualSolution:
 
     @property
     def w2(self) -> float:
-        """‖w‖² = αᵀQα (for L2 the I/C part is removed)."""
+        """‖w‖² = αᵀQα (for L2 the diag(1/C_i) part is removed)."""
         q = self.quad
         if self.loss == "l2":
-            q -= float(self.alpha @ self.alpha) / self.C
+            q -= float(self.alpha @ _over_w(self.alpha, self.weights)) / self.C
         return q
 
 
-def upper_bounds(loss: str, C: float, n: int) -> np.ndarray:
-    return np.full(n, C if loss == "l1" else np.inf)
+def _over_w(v, weights):
+    """v / w (v itself for weights None: the unweighted formulas, bit for bit)."""
+    return v if weights is None else v / weights
 
 
-def warm_start_alpha(alpha_prev, y, C_prev: float, C_new: float, loss: str = "l1") -> np.ndarray:
+def upper_bounds(loss: str, C: float, n: int, weights=None) -> np.ndarray:
+    """u_i = C·w_i for L1, +inf for L2."""
+    if loss != "l1":
+        return np.full(n, np.inf)
+    return np.full(n, C) if weights is None else C * weights
+
+
+def l2_shift(C: float, weights=None):
+    """The L2-SVM's diagonal shift 1/C_i = 1/(C w_i): one number 1/C without weights."""
+    return 1.0 / C if weights is None else 1.0 / (C * weights)
+
+
+def warm_start_alpha(alpha_prev, y, C_prev: float, C_new: float, loss: str = "l1",
+                     weights=None) -> np.ndarray:
     """A feasible starting α for a new C from the solution at C_prev (DESIGN.md §5).
 
     Scale by C_new/C_prev (the solution of the rescaled problem 4.1 moves little), clip to the
@@ -88,13 +115,19 @@ def warm_start_alpha(alpha_prev, y, C_prev: float, C_new: float, loss: str = "l1
     (0 < α < C) are scaled down first, and only if they cannot absorb the excess are its
     bounded ones reduced too — so variables at the bound stay exactly at C, which is what lets
     the SMO keep them out of the working set. A relative imbalance below 1e-13 is rounding and
-    is left alone.
+    is left alone. With per-sample ``weights`` the boxes are C w_i; they all scale with C, so
+    the same rescaling applies.
     """
     y = np.asarray(y, dtype=np.float64)
-    ub = C_new if loss == "l1" else np.inf
+    if loss == "l1":
+        ub = C_new if weights is None else C_new * weights
+        ub_prev = C_prev if weights is None else C_prev * weights
+    else:
+        ub = ub_prev = np.inf
     a = np.asarray(alpha_prev, dtype=np.float64) * (C_new / C_prev)
     if loss == "l1":
-        a[np.asarray(alpha_prev) >= C_prev] = C_new  # keep bounded variables exactly at the bound
+        at_bound = np.asarray(alpha_prev) >= ub_prev  # keep bounded variables exactly at the bound
+        a[at_bound] = C_new if weights is None else ub[at_bound]
     a = np.clip(a, 0.0, ub)
     pos, neg = a[y > 0].sum(), a[y < 0].sum()
     excess = pos - neg
@@ -119,26 +152,33 @@ def same_kernel_start(prev: DualSolution, C_new: float):
     α₀ = r α with r = C_new/C_prev keeps yᵀα = 0 and the box (bounded entries set exactly to
     C_new), and the gradient follows without a kernel value (DESIGN.md §5):
     L1 (Q̃ = Q):        G₀ = r (G + e) − e,                       Ḡ₀ = r Ḡ;
-    L2 (Q̃ = Q + I/C):  G₀ = r (G + e − α/C_prev) + α₀/C_new − e,  Ḡ₀ = 0.
+    L2 (Q̃ = Q + I/C):  G₀ = r (G + e − α/C_prev) + α₀/C_new − e,  Ḡ₀ = 0
+    (with ``prev.weights``: boxes C_new·w_i, and α/(C w) for α/C).
     """
     if prev.gradient_bar is None:
         raise ValueError("same_kernel_start needs a solution that carries gradient_bar")
     r = C_new / prev.C
     a = prev.alpha * r
     G = prev.gradient + 1.0
+    w = prev.weights
     if prev.loss == "l1":
-        a[prev.alpha >= prev.C] = C_new
-        a = np.minimum(a, C_new)
+        if w is None:
+            a[prev.alpha >= prev.C] = C_new
+            a = np.minimum(a, C_new)
+        else:
+            ub = C_new * w
+            a[prev.alpha >= prev.C * w] = ub[prev.alpha >= prev.C * w]
+            a = np.minimum(a, ub)
         G0 = r * G - 1.0
     else:
-        G0 = r * (G - prev.alpha / prev.C) + a / C_new - 1.0
+        G0 = r * (G - _over_w(prev.alpha, w) / prev.C) + _over_w(a, w) / C_new - 1.0
     return a, (G0, r * prev.gradient_bar)
 
 
 def solve_svm_dual(X, y, kernel: Kernel, C: float, *, loss: str = "l1", tol: float = 1e-3,
                    alpha0=None, cache_size: float = DEFAULT_CACHE_MB,
                    max_iter: int | None = None, check_input: bool = True,
-                   warm_from: DualSolution | None = None) -> DualSolution:
+                   warm_from: DualSolution | None = None, weights=None) -> DualSolution:
     """Solve the L1 or L2 SVM dual by SMO with second-order working-set selection.
 
     Parameters
@@ -151,7 +191,9 @@ def solve_svm_dual(X, y, kernel: Kernel, C: float, *, loss: str = "l1", tol: flo
     or "auto";
     warm_from : a solution for the same X, y, loss and kernel at any C — the start is
     ``same_kernel_start(warm_from, C)``, which needs no kernel value (the caller vouches that
-    the kernel is unchanged); excludes ``alpha0``.
+    the kernel is unchanged); excludes ``alpha0``;
+    weights : None, or n per-sample weights w_i > 0: C_i = C·w_i, i.e. the box 0 ≤ α_i ≤ C w_i
+    (L1) or the diagonal K + diag(1/(C w_i)) (L2) — scikit-learn's class_weight × sample_weight.
     """
     kernel = check_kernel(kernel)
     if check_input:
@@ -160,7 +202,8 @@ def solve_svm_dual(X, y, kernel: Kernel, C: float, *, loss: str = "l1", tol: flo
     C = check_positive(C, "C")
     loss = check_loss(loss)
     n = y.shape[0]
-    ub = upper_bounds(loss, C, n)
+    weights = check_weights(weights, n)
+    ub = upper_bounds(loss, C, n, weights)
     gradient0 = None
     if warm_from is not None:
         if alpha0 is not None:
@@ -171,20 +214,22 @@ def solve_svm_dual(X, y, kernel: Kernel, C: float, *, loss: str = "l1", tol: flo
         if warm_from.loss != loss or warm_from.alpha.shape != (n,):
             raise ValueError(f"warm_from must be a {loss} solution with {n} variables, got a "
                              f"{warm_from.loss} solution with {warm_from.alpha.size}")
+        if not same_weights(warm_from.weights, weights):
+            raise ValueError("warm_from was solved with other per-sample weights")
         a0, gradient0 = same_kernel_start(warm_from, C)
     elif alpha0 is None:
         a0 = np.zeros(n)
     else:
         a0 = check_start(alpha0, n, "alpha0")
-        a0 = warm_start_alpha(a0, y, C, C, loss)  # clip + repair, no rescaling
+        a0 = warm_start_alpha(a0, y, C, C, loss, weights)  # clip + repair, no rescaling
     res = run_smo(X, y, -np.ones(n), ub, a0, kernel, scale=1.0,
-                  shift=(1.0 / C if loss == "l2" else 0.0), tol=tol, max_iter=max_iter,
-                  cache_mb=cache_size, gradient0=gradient0)
+                  shift=(l2_shift(C, weights) if loss == "l2" else 0.0), tol=tol,
+                  max_iter=max_iter, cache_mb=cache_size, gradient0=gradient0)
     objective = -0.5 * float(res.a @ (res.gradient - 1.0))
     return DualSolution(alpha=res.a, b=-res.rho, objective=objective, C=C, loss=loss,
                         n_iter=res.n_iter, max_violation=res.violation, converged=res.converged,
                         gradient=res.gradient, n_kernel_rows=res.n_kernel_rows,
-                        gradient_bar=res.gradient_bar)
+                        gradient_bar=res.gradient_bar, weights=weights)
 
 
 def decision_function(X_train, y, alpha, b, kernel: Kernel, X) -> np.ndarray:
