@@ -16,7 +16,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_binary_y, check_degree, check_X
+from ._validation import check_binary_y, check_class_y, check_degree, check_X
 from .criteria import criterion_class
 from .kernels import KERNELS, make_kernel
 from .checks import ModelWarning, is_severe, model_problems
@@ -143,7 +143,13 @@ def box_and_start(param_names, bounds=None, start=None):
 
 
 class BoundSVC(ClassifierMixin, BaseEstimator):
-    """Binary SVM whose C and kernel parameters are tuned by minimising a leave-one-out bound.
+    """SVM whose C and kernel parameters are tuned by minimising a leave-one-out bound.
+
+    Two classes: one binary SVM. Three or more: one-vs-one as scikit-learn's SVC and LIBSVM do
+    it (``svmbound.multiclass``): a binary SVM per pair of classes, prediction by voting, one
+    θ shared by the pairs and tuned on the sum of the pairs' criteria (or one θ per pair,
+    ``multiclass_theta``); with criterion='auto' the candidates are compared by the CV error of
+    the voting machine.
 
     Parameters
     ----------
@@ -206,6 +212,16 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         and the run ends where an uninterrupted one ends. The log must come from the same data
         and parameters (otherwise ValueError). Without an existing file a new log is started.
         False: an existing log_file is replaced.
+    decision_function_shape : 'ovr' (default) | 'ovo'
+        Three or more classes: ``decision_function`` returns scikit-learn SVC's one-vs-rest
+        shape (n, k) or the pairs' values (n, k(k−1)/2), positive for the pair's first class.
+        Prediction is by one-vs-one voting either way (as SVC). Not used for two classes.
+    multiclass_theta : 'shared' (default) | 'per-pair'
+        Three or more classes: 'shared' tunes one θ for all pairs by minimising the sum of the
+        pairs' criteria (evaluated in ``n_jobs`` threads); 'per-pair' fits every pair as a
+        binary BoundSVC with its own θ (pairs in ``n_jobs`` threads; then ``best_params_`` maps
+        each pair of labels to its parameters, ``kernel_`` is None, ``pair_estimators_`` holds
+        the pair models). Not used for two classes.
 
     Interruption: Ctrl-C (KeyboardInterrupt) stops a fit within a fraction of a second, even
     inside a long solve. ``fit`` then re-raises the KeyboardInterrupt after keeping the search
@@ -219,14 +235,17 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
     classes_, best_params_ (C, gamma, sigma2 / degree, coef0 …), best_theta_, best_value_,
     search_ (the search result with its path), n_trainings_ (SVM solves, final training
     included), support_, support_vectors_, dual_coef_ (α_i y_i), intercept_, alpha_,
-    n_support_, kernel_.
+    n_support_, kernel_. Three or more classes: SVC's layout — ``dual_coef_`` (k − 1, n_SV),
+    one ``intercept_`` per pair, ``n_support_`` per class — and ``pair_models_`` (per pair:
+    classes, C, kernel, θ, support rows, α·y, b); no ``alpha_`` (see ``svmbound.multiclass``).
     """
 
     def __init__(self, loss="l2", criterion="auto", kernel="rbf", search="bfgs",
                  start=None, bounds=None, grid=None, degree=3, coef0=1.0, groups=None, tol=1e-6,
                  max_iter=100, max_epochs=200, gtol=1e-4, n_folds=5,
                  cache_size=DEFAULT_CACHE_MB, random_state=None, verbose=0, progress=False,
-                 log_file=None, resume=False, criterion_params=None, n_jobs=None):
+                 log_file=None, resume=False, criterion_params=None, n_jobs=None,
+                 decision_function_shape="ovr", multiclass_theta="shared"):
         self.loss = loss
         self.criterion = criterion
         self.kernel = kernel
@@ -250,6 +269,8 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         self.resume = resume
         self.criterion_params = criterion_params
         self.n_jobs = n_jobs
+        self.decision_function_shape = decision_function_shape
+        self.multiclass_theta = multiclass_theta
 
     # -- fitting -------------------------------------------------------------------------
     def _uses_auto(self) -> bool:
@@ -263,8 +284,11 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         return "radius-margin" if self.criterion == "auto" else self.criterion
 
     def _validate(self):
+        from .multiclass import check_multiclass_params
+
         check_loss(self.loss)
         check_kernel_name(self.kernel)
+        check_multiclass_params(self.decision_function_shape, self.multiclass_theta)
         check_search(self.search)
         split_degree(self.degree, self.kernel, self.search)
         cls = criterion_class(self._criterion_name(), self.loss)
@@ -387,6 +411,11 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         t0 = time.perf_counter()
         X = check_X(X)
+        y_idx, classes = check_class_y(y, X.shape[0])
+        if classes.size > 2:   # one-vs-one: svmbound.multiclass
+            from .multiclass import fit_multiclass
+
+            return fit_multiclass(self, X, y_idx, classes, t0)
         y_pm, self.classes_ = check_binary_y(y, X.shape[0])
         self.n_features_in_ = X.shape[1]
         self._validate()
@@ -565,8 +594,13 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
 
     # -- prediction ----------------------------------------------------------------------
     def decision_function(self, X):
-        """f(x) = Σ α_i y_i K(x_i, x) + b; positive values predict ``classes_[1]``."""
+        """f(x) = Σ α_i y_i K(x_i, x) + b; positive values predict ``classes_[1]``. Three or
+        more classes: see ``decision_function_shape`` (``svmbound.multiclass``)."""
         check_is_fitted(self, "dual_coef_")
+        if len(self.classes_) > 2:
+            from .multiclass import decision_function
+
+            return decision_function(self, X)
         X = check_X(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but BoundSVC was fitted with "
@@ -577,12 +611,12 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                 + self.intercept_[0])
 
     def predict(self, X):
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        check_is_fitted(self, "dual_coef_")
+        if len(self.classes_) > 2:   # one-vs-one voting
+            from .multiclass import predict
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
+            return predict(self, X)
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
 
     # -- criterion parameters, export ------------------------------------------------------
     def _criterion_params(self, cls) -> dict:
@@ -613,16 +647,20 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         (rbf: gamma = 1/(2σ²); poly: gamma = 1, coef0 = c, degree = d), the same support
         vectors, coefficients and intercept — nothing is retrained, so ``predict`` is identical
         and ``decision_function`` equal up to rounding. Only loss='l1' with the rbf, linear or
-        poly kernel can be exported (``svmbound.export``)."""
-        from .export import binary_model, to_svc
+        poly kernel can be exported (``svmbound.export``); three or more classes with one
+        kernel for all pairs (multiclass_theta='shared')."""
+        from .export import binary_model, multiclass_model, to_svc
 
-        return to_svc(binary_model(self, first=0), self.classes_, tol=self.tol)
+        model = multiclass_model(self) if len(self.classes_) > 2 else binary_model(self, first=0)
+        return to_svc(model, self.classes_, tol=self.tol)
 
     def save_libsvm_model(self, path):
         """Write this model in LIBSVM's text format (``svm_load_model`` / ``svm-predict`` read
         it). The first label is ``classes_[1]``, so LIBSVM's decision values equal
-        ``decision_function``. Needs integer class labels; the same export rules as ``to_svc``."""
-        from .export import binary_model, write_libsvm_model
+        ``decision_function``; with three or more classes the labels are ``classes_`` in order
+        and LIBSVM's decision values are those of decision_function_shape='ovo'. Needs integer class labels; the same export rules as ``to_svc``."""
+        from .export import binary_model, multiclass_model, write_libsvm_model
 
-        write_libsvm_model(binary_model(self, first=1), path)
+        write_libsvm_model(multiclass_model(self) if len(self.classes_) > 2
+                           else binary_model(self, first=1), path)
         return self
