@@ -651,7 +651,8 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         kernel for all pairs (multiclass_theta='shared')."""
         from .export import binary_model, multiclass_model, to_svc
 
-        model = multiclass_model(self) if len(self.classes_) > 2 else binary_model(self, first=0)
+        multi = len(getattr(self, "classes_", ())) > 2
+        model = multiclass_model(self) if multi else binary_model(self, first=0)
         return to_svc(model, self.classes_, tol=self.tol)
 
     def save_libsvm_model(self, path):
@@ -661,6 +662,6 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         and LIBSVM's decision values are those of decision_function_shape='ovo'. Needs integer class labels; the same export rules as ``to_svc``."""
         from .export import binary_model, multiclass_model, write_libsvm_model
 
-        write_libsvm_model(multiclass_model(self) if len(self.classes_) > 2
-                           else binary_model(self, first=1), path)
+        multi = len(getattr(self, "classes_", ())) > 2
+        write_libsvm_model(multiclass_model(self) if multi else binary_model(self, first=1), path)
         return self

@@ -81,6 +81,11 @@ class PairModel:
     sv_cols: np.ndarray | None = None   # columns of support_vectors_ (set with the model)
 
 
+def _label(v) -> str:
+    """A class label as text (numpy scalars without their type)."""
+    return str(v.item() if isinstance(v, np.generic) else v)
+
+
 def check_multiclass_params(decision_function_shape, multiclass_theta) -> None:
     if decision_function_shape not in DECISION_FUNCTION_SHAPES:
         raise ValueError(f"decision_function_shape must be 'ovr' or 'ovo', got "
@@ -301,12 +306,12 @@ def _fit_per_pair(est, X, y_idx):
             intercept=float(sub.intercept_[0]), n_iter=int(sub.solution_.n_iter),
             converged=bool(sub.solution_.converged), bounded=int(sub.solution_.bounded.size)))
     _set_model(est, X, y_idx, models, None)
-    given = [[f"pair {labels[i]!r} vs {labels[j]!r}: {s}" for s in sub.search_.problems]
+    given = [[f"pair {_label(labels[i])} vs {_label(labels[j])}: {s}" for s in sub.search_.problems]
              for (i, j, _, _), sub in zip(subsets, subs)]
     problems, pair_problems = _check(est, X, y_idx, subsets, None, None, given)
     if problems:
         warnings.warn("svmbound: " + "; ".join(problems), ModelWarning, stacklevel=4)
-    stages = {f"{labels[i]!r} vs {labels[j]!r}": sub.search_ for (i, j, _, _), sub
+    stages = {f"{_label(labels[i])} vs {_label(labels[j])}": sub.search_ for (i, j, _, _), sub
               in zip(subsets, subs)}
     path = [dict(e, stage=name) for name, r in stages.items() for e in r.get("path", [])]
     est.best_theta_ = np.array([m.theta for m in models])
@@ -369,7 +374,7 @@ def _check(est, X, y_idx, subsets, pair_rates, criterion, given=None):
             pair_problems += given[p]
             continue
         rate = None if pair_rates is None else pair_rates[p]
-        pair_problems += [f"pair {labels[i]!r} vs {labels[j]!r}: {s}" for s in model_problems(
+        pair_problems += [f"pair {_label(labels[i])} vs {_label(labels[j])}: {s}" for s in model_problems(
             y_pm, dec[rows, p], m.converged, rate, criterion)]
     problems = pair_problems[:MAX_LISTED_PAIR_PROBLEMS]
     if len(pair_problems) > MAX_LISTED_PAIR_PROBLEMS:
