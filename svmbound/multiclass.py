@@ -196,6 +196,7 @@ def _fit_shared(est, X, y_idx, t0):
                 pair_rates = last.info["pair_rates"]
             if hasattr(crit, "criteria"):
                 prevs = [c._svm_prev for c in crit.criteria]
+            kernel0 = crit.kernel    # annealing over the polynomial degree leaves it there
     except KeyboardInterrupt as exc:
         est.search_ = exc.search_result = run.partial_result()
         raise

@@ -262,3 +262,18 @@ def test_two_classes_stay_binary(data):
         est = BoundSVC(loss="l1", max_iter=3).fit(X[rows], y[rows])
     assert est.dual_coef_.shape[0] == 1 and est.decision_function(Xt).shape == (len(Xt),)
     assert not hasattr(est, "pair_models_")
+
+
+def test_search_log_and_resume_with_the_summed_criterion(data, tmp_path):
+    """The summed criterion is one logged criterion: a resumed run answers every evaluation
+    from the log (no line added) and ends at the same θ; its warm state holds every pair's."""
+    X, y, _, _ = data
+    log = tmp_path / "mc.jsonl"
+    kw = dict(loss="l2", criterion="rm-l2", max_iter=4, log_file=str(log), random_state=0)
+    a = BoundSVC(**kw).fit(X, y)
+    n_lines = len(log.read_text().splitlines())
+    assert n_lines == 1 + a.search_.nfev
+    b = BoundSVC(resume=True, **kw).fit(X, y)
+    assert len(log.read_text().splitlines()) == n_lines
+    np.testing.assert_array_equal(a.best_theta_, b.best_theta_)
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-8)
