@@ -166,3 +166,37 @@ def check_pm1(y, n_samples: int) -> np.ndarray:
     if np.all(y == 1.0) or np.all(y == -1.0):
         raise ValueError("y has a single class; an SVM needs two classes")
     return np.ascontiguousarray(y)
+
+
+def check_class_y(y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
+    """Encode class labels — any values (numbers, strings), two or more classes — as indices.
+
+    Returns (y_idx, classes): ``classes`` sorted as numpy sorts them (as scikit-learn's
+    ``classes_``), ``y_idx`` the int index of each label in it. A single class, mixed label
+    types, and more than two non-integer float values (a regression target, "continuous") are
+    ValueErrors. For two classes ``check_binary_y`` gives the ±1 labels of the binary path.
+    """
+    y = np.asarray(y)
+    if y.ndim != 1:
+        y = y.ravel() if y.ndim == 2 and 1 in y.shape else y
+        if y.ndim != 1:
+            raise ValueError(f"y must be 1-D, got shape {np.shape(y)}")
+    if y.shape[0] != n_samples:
+        raise ValueError(f"X and y have different lengths: {n_samples} samples in X, "
+                         f"{y.shape[0]} labels in y")
+    if y.dtype.kind == "c" or (y.dtype == object and any(isinstance(v, complex) for v in y)):
+        raise ValueError(f"Complex data not supported: y has complex labels (dtype {y.dtype})")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError("y contains NaN or infinity")
+    try:
+        classes, y_idx = np.unique(y, return_inverse=True)
+    except TypeError:
+        raise ValueError(f"y mixes label types (e.g. strings and numbers): {y[:5].tolist()}; "
+                         "use labels of one type") from None
+    if classes.size < 2:
+        raise ValueError(f"y has a single class ({classes[0]!r}); an SVM needs two classes")
+    if classes.size > 2 and y.dtype.kind == "f" and not np.all(classes == np.round(classes)):
+        raise ValueError(f"Unknown label type: continuous. y has {classes.size} distinct values, "
+                         f"non-integer ones among them (e.g. {classes[classes != np.round(classes)][:3].tolist()}); "
+                         "y must hold class labels, regression targets are not supported")
+    return np.asarray(y_idx, dtype=np.intp).ravel(), classes

@@ -16,7 +16,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_binary_y, check_degree, check_X, data_scale, warn_if_degenerate
+from ._validation import (check_binary_y, check_class_y, check_degree, check_X, data_scale,
+                          warn_if_degenerate)
 from .criteria import criterion_class
 from .exceptions import SearchWarning
 from .kernels import KERNELS, make_kernel
@@ -176,7 +177,13 @@ def _warn_flat_start(result, x0, param_names, X) -> None:
 
 
 class BoundSVC(ClassifierMixin, BaseEstimator):
-    """Binary SVM whose C and kernel parameters are tuned by minimising a leave-one-out bound.
+    """SVM whose C and kernel parameters are tuned by minimising a leave-one-out bound.
+
+    Two classes: one binary SVM. Three or more: one-vs-one as scikit-learn's SVC and LIBSVM do
+    it (``svmbound.multiclass``): a binary SVM per pair of classes, prediction by voting, one
+    θ shared by the pairs and tuned on the sum of the pairs' criteria (or one θ per pair,
+    ``multiclass_theta``); with criterion='auto' the candidates are compared by the CV error of
+    the voting machine.
 
     Parameters
     ----------
@@ -246,6 +253,16 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         and the run ends where an uninterrupted one ends. The log must come from the same data
         and parameters (otherwise ValueError). Without an existing file a new log is started.
         False: an existing log_file is replaced.
+    decision_function_shape : 'ovr' (default) | 'ovo'
+        Three or more classes: ``decision_function`` returns scikit-learn SVC's one-vs-rest
+        shape (n, k) or the pairs' values (n, k(k−1)/2), positive for the pair's first class.
+        Prediction is by one-vs-one voting either way (as SVC). Not used for two classes.
+    multiclass_theta : 'shared' (default) | 'per-pair'
+        Three or more classes: 'shared' tunes one θ for all pairs by minimising the sum of the
+        pairs' criteria (evaluated in ``n_jobs`` threads); 'per-pair' fits every pair as a
+        binary BoundSVC with its own θ (pairs in ``n_jobs`` threads; then ``best_params_`` maps
+        each pair of labels to its parameters, ``kernel_`` is None, ``pair_estimators_`` holds
+        the pair models). Not used for two classes.
 
     Interruption: Ctrl-C (KeyboardInterrupt) stops a fit within a fraction of a second, even
     inside a long solve. ``fit`` then re-raises the KeyboardInterrupt after keeping the search
@@ -259,7 +276,10 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
     classes_, best_params_ (C, gamma, sigma2 / degree, coef0 …), best_theta_, best_value_,
     search_ (the search result with its path), n_trainings_ (SVM solves, final training
     included), support_, support_vectors_, dual_coef_ (α_i y_i), intercept_, alpha_,
-    n_support_, kernel_, class_weight_ (the weight of each class in ``classes_``).
+    n_support_, kernel_, class_weight_ (the weight of each class in ``classes_``). Three or
+    more classes: SVC's layout — ``dual_coef_`` (k − 1, n_SV),
+    one ``intercept_`` per pair, ``n_support_`` per class — and ``pair_models_`` (per pair:
+    classes, C, kernel, θ, support rows, α·y, b); no ``alpha_`` (see ``svmbound.multiclass``).
     """
 
     def __init__(self, loss="l2", criterion="auto", kernel="rbf", search="bfgs",
@@ -267,7 +287,8 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                  max_iter=100, max_epochs=200, gtol=1e-4, n_folds=5,
                  cache_size=DEFAULT_CACHE_MB, random_state=None, verbose=0, progress=False,
                  log_file=None, resume=False, criterion_params=None, n_jobs=None,
-                 class_weight=None):
+                 class_weight=None, decision_function_shape="ovr",
+                 multiclass_theta="shared"):
         self.loss = loss
         self.criterion = criterion
         self.kernel = kernel
@@ -292,6 +313,8 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         self.criterion_params = criterion_params
         self.n_jobs = n_jobs
         self.class_weight = class_weight
+        self.decision_function_shape = decision_function_shape
+        self.multiclass_theta = multiclass_theta
 
     # -- fitting -------------------------------------------------------------------------
     def _uses_auto(self) -> bool:
@@ -305,8 +328,11 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         return "radius-margin" if self.criterion == "auto" else self.criterion
 
     def _validate(self):
+        from .multiclass import check_multiclass_params
+
         check_loss(self.loss)
         check_kernel_name(self.kernel)
+        check_multiclass_params(self.decision_function_shape, self.multiclass_theta)
         check_search(self.search)
         split_degree(self.degree, self.kernel, self.search)
         cls = criterion_class(self._criterion_name(), self.loss)
@@ -478,6 +504,15 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
     def _fit(self, X, y, sample_weight=None):
         t0 = time.perf_counter()
         X = check_X(X)
+        y_idx, classes = check_class_y(y, X.shape[0])
+        if classes.size > 2:   # one-vs-one: svmbound.multiclass
+            from .multiclass import fit_multiclass
+
+            if sample_weight is not None or self.class_weight is not None:
+                raise ValueError("class_weight and sample_weight are supported for two classes "
+                                 f"only so far; y has {classes.size} classes")
+
+            return fit_multiclass(self, X, y_idx, classes, t0)
         y_pm, self.classes_ = check_binary_y(y, X.shape[0])
         self.n_features_in_ = X.shape[1]
         weights, kept = self.sample_weights(y_pm, sample_weight)
@@ -691,8 +726,13 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
 
     # -- prediction ----------------------------------------------------------------------
     def decision_function(self, X):
-        """f(x) = Σ α_i y_i K(x_i, x) + b; positive values predict ``classes_[1]``."""
+        """f(x) = Σ α_i y_i K(x_i, x) + b; positive values predict ``classes_[1]``. Three or
+        more classes: see ``decision_function_shape`` (``svmbound.multiclass``)."""
         check_is_fitted(self, "dual_coef_")
+        if len(self.classes_) > 2:
+            from .multiclass import decision_function
+
+            return decision_function(self, X)
         X = check_X(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but BoundSVC was fitted with "
@@ -703,15 +743,14 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                 + self.intercept_[0])
 
     def predict(self, X):
-        """``classes_[1]`` where the decision function is positive, else ``classes_[0]``
-        (``NotFittedError`` before ``fit``, as ``decision_function``)."""
-        scores = self.decision_function(X)
-        return self.classes_[(scores > 0).astype(int)]
+        """``classes_[1]`` where the decision function is positive, else ``classes_[0]``; with
+        three or more classes the one-vs-one vote (``NotFittedError`` before ``fit``)."""
+        check_is_fitted(self, "dual_coef_")
+        if len(self.classes_) > 2:   # one-vs-one voting
+            from .multiclass import predict
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
+            return predict(self, X)
+        return self.classes_[(self.decision_function(X) > 0).astype(int)]
 
     # -- criterion parameters, export ------------------------------------------------------
     def _criterion_params(self, cls) -> dict:
@@ -742,16 +781,21 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         (rbf: gamma = 1/(2σ²); poly: gamma = 1, coef0 = c, degree = d), the same support
         vectors, coefficients and intercept — nothing is retrained, so ``predict`` is identical
         and ``decision_function`` equal up to rounding. Only loss='l1' with the rbf, linear or
-        poly kernel can be exported (``svmbound.export``)."""
-        from .export import binary_model, to_svc
+        poly kernel can be exported (``svmbound.export``); three or more classes with one
+        kernel for all pairs (multiclass_theta='shared')."""
+        from .export import binary_model, multiclass_model, to_svc
 
-        return to_svc(binary_model(self, first=0), self.classes_, tol=self.tol)
+        multi = len(getattr(self, "classes_", ())) > 2
+        model = multiclass_model(self) if multi else binary_model(self, first=0)
+        return to_svc(model, self.classes_, tol=self.tol)
 
     def save_libsvm_model(self, path):
         """Write this model in LIBSVM's text format (``svm_load_model`` / ``svm-predict`` read
         it). The first label is ``classes_[1]``, so LIBSVM's decision values equal
-        ``decision_function``. Needs integer class labels; the same export rules as ``to_svc``."""
-        from .export import binary_model, write_libsvm_model
+        ``decision_function``; with three or more classes the labels are ``classes_`` in order
+        and LIBSVM's decision values are those of decision_function_shape='ovo'. Needs integer class labels; the same export rules as ``to_svc``."""
+        from .export import binary_model, multiclass_model, write_libsvm_model
 
-        write_libsvm_model(binary_model(self, first=1), path)
+        multi = len(getattr(self, "classes_", ())) > 2
+        write_libsvm_model(multiclass_model(self) if multi else binary_model(self, first=1), path)
         return self

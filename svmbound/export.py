@@ -4,9 +4,9 @@ Both hold LIBSVM's ``svm_model``: the support vectors grouped by class (label) i
 label order, ``nr_class − 1`` rows of coefficients and one ρ per pair of classes. The decision
 value of the pair (i, j), i < j, is Σ coef·K(sv, x) − ρ, and a positive value votes for label i
 (LIBSVM's ``svm_predict_values``). ``LibsvmModel`` keeps these arrays for any number of classes;
-``binary_model`` builds one from a fitted binary ``BoundSVC``; ``to_svc`` and
-``write_libsvm_model`` only read a ``LibsvmModel``, so a multi-class model needs a new builder
-and nothing else.
+``binary_model`` builds one from a fitted binary ``BoundSVC``, ``multiclass_model`` from a
+multi-class one (its attributes are already in SVC's / LIBSVM's layout, ``svmbound.multiclass``);
+``to_svc`` and ``write_libsvm_model`` only read a ``LibsvmModel``.
 
 What can be exported: the L1-SVM (loss='l1', LIBSVM's C-SVC) with the kernels 'rbf'
 (γ = 1/(2σ²)), 'linear' and 'poly' ((⟨x, z⟩ + c)^d is LIBSVM's (γ⟨x, z⟩ + coef0)^degree with
@@ -135,6 +135,45 @@ def binary_model(estimator, first: int = 1) -> LibsvmModel:
         support_vectors=np.ascontiguousarray(estimator.support_vectors_[order], dtype=np.float64),
         n_samples=int(estimator.solution_.alpha.shape[0]),
         n_iter=np.array([estimator.solution_.n_iter], dtype=np.int32))
+
+
+def multiclass_model(estimator) -> LibsvmModel:
+    """The ``LibsvmModel`` of a fitted ``BoundSVC`` with three or more classes.
+
+    Its attributes are LIBSVM's already: support vectors grouped by class in ``classes_``
+    order, ``dual_coef_`` = ``sv_coef`` (k − 1 rows), one ``intercept_`` b = −ρ per pair whose
+    decision value is positive for the pair's first class. LIBSVM keeps one kernel for all
+    pairs, so a model with per-pair θ (``multiclass_theta='per-pair'``) is exportable only when
+    the pairs' kernels coincide (the per-pair C do not enter prediction; the largest is
+    written)."""
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(estimator, "dual_coef_")
+    models = getattr(estimator, "pair_models_", None)
+    classes = np.asarray(estimator.classes_)
+    if models is None or classes.size < 3:
+        raise ValueError("multiclass_model needs a BoundSVC fitted on three or more classes")
+    kernel = estimator.kernel_
+    if kernel is None:
+        first = models[0].kernel
+        if any(type(m.kernel) is not type(first) or m.kernel.get_params() != first.get_params()
+               for m in models):
+            raise ValueError("a model with one kernel per class pair (multiclass_theta="
+                             "'per-pair') cannot be exported: SVC and LIBSVM use one kernel for "
+                             "all pairs; fit with multiclass_theta='shared'")
+        kernel = first
+    check_exportable(estimator.loss, _kernel_name(kernel))
+    kernel_type, gamma, coef0, degree = _kernel_params(kernel)
+    return LibsvmModel(
+        kernel_type=kernel_type, gamma=gamma, coef0=coef0, degree=degree,
+        C=float(max(m.C for m in models)), labels=classes.copy(),
+        n_sv=np.asarray(estimator.n_support_, dtype=np.int32),
+        sv_coef=np.ascontiguousarray(estimator.dual_coef_, dtype=np.float64),
+        rho=-np.asarray(estimator.intercept_, dtype=np.float64),
+        support=np.asarray(estimator.support_, dtype=np.int32),
+        support_vectors=np.ascontiguousarray(estimator.support_vectors_, dtype=np.float64),
+        n_samples=int(estimator.shape_fit_[0]),
+        n_iter=np.array([m.n_iter for m in models], dtype=np.int32))
 
 
 # -------------------------------------------------------------------------------------------

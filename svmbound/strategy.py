@@ -127,7 +127,8 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
               gtol: float = STAGE_GTOL, max_iter: int = 100, n_folds: int = 5, cv_tol: float = 1e-3,
               steps=None, start_steps=None, bounds_by_loss=None, random_state=None, cache_size=None,
               callback=None, minimize=None, n_jobs=None, wrap=None,
-              sequential_searches=False, weights=None) -> tuple[SearchResult, int]:
+              sequential_searches=False, weights=None,
+              criterion_factory=None) -> tuple[SearchResult, int]:
     """Run the default strategy (module docstring) and return (result, number of SVM
     trainings). ``result.x`` is the chosen θ, ``result.fun`` its CV error rate,
     ``result.candidates`` the candidates with their CV errors, ``result.stages`` the bound
@@ -142,8 +143,15 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     other (a search log replays evaluations in the order they were made).
     ``weights``: per-sample weights w_i > 0 (C_i = C·w_i) of every criterion and of the CV
     trainings; the CV then counts each held-out error with its weight (``cv_errors`` is that
-    weighted count, ``cv_rate`` it over Σw)."""
+    weighted count, ``cv_rate`` it over Σw).
+    ``criterion_factory(name, X, y, kernel, loss=, random_state=, tol=, **kw)`` builds every
+    criterion (the bounds by name, and 'cv-error' with ``n_folds``/``n_jobs``); default
+    ``svmbound.criteria.make_criterion`` on ±1 labels. The multi-class estimator passes
+    ``svmbound.criteria.pairs.pairwise_criterion`` with class indices as ``y``: the bounds are
+    then summed over the one-vs-one pairs and the CV error is that of the voting machine."""
     from .criteria import criterion_class, make_criterion
+
+    make = make_criterion if criterion_factory is None else criterion_factory
 
     t0 = time.perf_counter()
     names = (bounds_by_loss or AUTO_BOUNDS)[loss]
@@ -152,7 +160,7 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         kw["weights"] = weights
     def search(name):
         crit_loss = loss if loss in criterion_class(name).losses() else None
-        crit = make_criterion(name, X, y_pm, kernel, loss=crit_loss,
+        crit = make(name, X, y_pm, kernel, loss=crit_loss,
                               random_state=random_state, tol=tol, **kw)
         if wrap is not None:
             crit = wrap(crit, name)
@@ -180,7 +188,7 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         path.extend(dict(e, stage=name) for e in res.path)
 
     cands = candidate_points(x0, minima, lower, upper, steps, start_steps)
-    cv = make_criterion("cv-error", X, y_pm, kernel, loss=loss, n_folds=_n_folds(y_pm, n_folds),
+    cv = make("cv-error", X, y_pm, kernel, loss=loss, n_folds=_n_folds(y_pm, n_folds),
                         random_state=0 if random_state is None else random_state, tol=cv_tol,
                         n_jobs=n_jobs, **kw)
     if wrap is not None:
@@ -216,7 +224,8 @@ def _cv_key(record) -> tuple:
     return round(record["cv_errors"], 12), round(record["cv_hinge"], 12)
 
 
-def _n_folds(y_pm, n_folds: int) -> int:
-    """``n_folds``, lowered to the size of the smaller class (at least 2)."""
-    n_minor = int(min(np.count_nonzero(y_pm > 0), np.count_nonzero(y_pm < 0)))
+def _n_folds(y, n_folds: int) -> int:
+    """``n_folds``, lowered to the size of the smallest class (at least 2); ``y`` holds ±1
+    labels or class indices."""
+    n_minor = int(np.unique(np.asarray(y), return_counts=True)[1].min())
     return max(2, min(int(n_folds), n_minor))

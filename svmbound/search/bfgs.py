@@ -39,8 +39,8 @@ Stopping rules (``status`` / ``message``):
 ====  ======================================================================  =========
 code  message                                                                 success
 ====  ======================================================================  =========
-0     ``stationary point``: ‖P(θ − ∇f) − θ‖ ≤ gtol and ‖∇f‖ ≤ gtol (the        True
-      gradient itself vanishes)
+0     ``stationary point``: ‖∇f‖ over the coordinates not held by an          True
+      active bound ≤ gtol (``free_gradient_norm``; ≥ ‖P(θ − ∇f) − θ‖)
 1     ``on the boundary and the search direction points out of the box``      True
       (Chung: "once the optimization procedure has reached the boundary and
       still tends to move out, we stop it"): either the projected gradient
@@ -49,7 +49,7 @@ code  message                                                                 su
       after one reset H = I (a stale H is not allowed to stop the search)
 2     ``converged (small step)``: ‖θᵏ⁺¹ − θᵏ‖ ≤ xtol or                      True
       (fᵏ − fᵏ⁺¹)/max(|fᵏ|, |fᵏ⁺¹|, 1) ≤ ftol — for a quasi-Newton step
-      with ‖P(θ − ∇f) − θ‖ > gtol, H is first reset to I and the search
+      whose free gradient is > gtol, H is first reset to I and the search
       goes on; the stop is declared when a steepest-descent step is small
 3     ``line search failed``: (4.6) not met after ``max_backtracks``          False
       reductions of λ
@@ -167,6 +167,22 @@ def projected_gradient_step(x, g, lower, upper) -> np.ndarray:
     return project(x - g, lower, upper) - x
 
 
+def free_gradient_norm(x, g, lower, upper) -> float:
+    """‖∇f‖ over the coordinates not held by an active bound (x_i at lower with ∂f/∂x_i > 0, or
+    at upper with ∂f/∂x_i < 0): the norm of lim_{t→0} (P(x − t∇f) − x)/t, the first-order
+    measure of the stop tests.
+
+    It is at least ‖P(x − ∇f) − x‖, equal to it wherever x − ∇f stays in the box, and zero
+    exactly at the same (KKT) points; unlike it, it is not capped by the size of the box, so it
+    can be compared with a tolerance relative to |f(x0)| (``gtol_rel``). With the capped
+    measure a criterion whose value is large against its box — a bound summed over the 45
+    one-vs-one pairs of digits: f = 1488, 1e-2·|f| = 14.9 against a box diagonal of 14.1 from
+    the start — was declared stationary at its start point with ‖∇f‖ = 393.
+    """
+    blocked = ((x <= lower) & (g > 0)) | ((x >= upper) & (g < 0))
+    return float(np.linalg.norm(g[~blocked]))
+
+
 def initial_step_length(x, p, lower, upper, max_step: float, gamma: float) -> float:
     """Largest λ ∈ {1, γ, γ², …} with ‖P(x + λp) − x‖ ≤ max_step (Chung §4.2, max_step = 2).
 
@@ -237,7 +253,7 @@ def minimize_projected_bfgs(fun: Callable[[np.ndarray], float],
     max_step : float
         Cap on ‖P(x + λp) − x‖ for the first trial step length (Chung: 2).
     gtol : float
-        Stop when ‖P(x − ∇f(x)) − x‖ ≤ max(gtol, gtol_rel·|f(x0)|).
+        Stop when ``free_gradient_norm`` ≤ max(gtol, gtol_rel·|f(x0)|).
     gtol_rel : float
         Gradient tolerance relative to the start value (default 0: off). A criterion computed
         by a solver to a finite tolerance has a gradient that is only accurate to about that
@@ -321,8 +337,7 @@ def minimize_projected_bfgs(fun: Callable[[np.ndarray], float],
 
     while status is None:
         # Stops 0 and 1: first-order test on the projected gradient; boundary vs interior.
-        pg = projected_gradient_step(x, g, lower, upper)
-        if np.linalg.norm(pg) <= gtol:
+        if free_gradient_norm(x, g, lower, upper) <= gtol:
             at_lower, at_upper = x <= lower, x >= upper
             pushing_out = (at_lower & (g > 0)) | (at_upper & (g < 0))
             status = BOUNDARY if np.linalg.norm(g[pushing_out]) > gtol else STATIONARY
@@ -395,7 +410,7 @@ def minimize_projected_bfgs(fun: Callable[[np.ndarray], float],
         if (np.linalg.norm(s) <= xtol
                 or (f_old - f) <= ftol * max(abs(f_old), abs(f), 1.0)):
             if (not stepped_with_identity
-                    and np.linalg.norm(projected_gradient_step(x, g, lower, upper)) > gtol):
+                    and free_gradient_norm(x, g, lower, upper) > gtol):
                 H, H_is_identity = np.eye(n), True
                 continue
             status = SMALL_STEP

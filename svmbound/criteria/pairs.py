@@ -1,0 +1,331 @@
+"""Multi-class criteria over the one-vs-one pairs (DESIGN.md §6, "Multi-class above binary").
+
+A k-class problem is split into its k(k−1)/2 one-vs-one binary problems (``svmbound.ovo``:
+pair (i, j) holds the rows of classes i and j, y = +1 for i). Two objects make a multi-class
+objective that the search layer and the default strategy see as ONE criterion of θ:
+
+* :class:`PairwiseSum` — Σ_pairs c_p(θ) for one binary criterion per pair, all at the same θ
+  (one C and kernel shared by the pairs, as SVC and LIBSVM share them); its gradient is the
+  sum of the pairs' gradients. The pairs are evaluated in ``n_jobs`` joblib threads (the numba
+  SMO and BLAS release the GIL); values and gradients are summed in pair order, so the result
+  does not depend on ``n_jobs``.
+
+  Why the sum is the right objective for the count-valued criteria (radius–margin, span,
+  LOO/CV counts): with voting, a point x_p of class c is predicted correctly when every one of
+  the k − 1 pair machines (c, ·) classifies it as c (c then has k − 1 votes, every other class
+  fewer). So a leave-one-out error of the multi-class machine on x_p needs a leave-one-out error
+  of at least one pair machine on x_p, and
+
+      #multi-class LOO errors ≤ Σ_pairs #LOO errors of the pair ≤ Σ_pairs bound_p(θ):
+
+  the summed bound is a bound on the multi-class LOO error (``info['rate']`` = value/ℓ).
+* :class:`OvOCrossValidationError` — the k-fold CV error of the **voting** machine: on each
+  fold every pair is trained on the fold's training rows of its two classes, the held-out rows
+  (all classes) are predicted by voting, and the misclassified ones are counted. This, and not
+  the sum of the pairs' CV errors, is what the default strategy picks candidates by. The sum
+  over pairs counts a point once per pair machine that misclassifies it (up to k − 1 times)
+  and counts errors that voting repairs (a point that loses one of its k − 1 pairs is usually
+  still predicted right), so it ranks candidates by a different quantity than the test error
+  the user will see; the voting error costs the same trainings (every pair on every fold).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .._validation import check_X
+from ..ovo import class_pairs, pair_subsets, vote
+from ..solvers import DEFAULT_CACHE_MB, decision_function, solve_svm_dual, warm_start_alpha
+from ..solvers.svm import check_loss
+from .base import Criterion, Evaluation
+
+__all__ = ["PairwiseSum", "OvOCrossValidationError", "pairwise_criterion"]
+
+
+def _parallel(fn, items, n_jobs):
+    """[fn(x) for x in items] in joblib threads; a KeyboardInterrupt while waiting stops every
+    solve still running in the other threads (``solvers.request_stop``) before it propagates."""
+    from joblib import Parallel, delayed
+
+    from ..solvers import request_stop
+
+    try:
+        return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(fn)(x) for x in items)
+    except KeyboardInterrupt:
+        request_stop()
+        raise
+
+
+def _pair_rate(crit, ev) -> float | None:
+    """The pair criterion's estimate of its LOO error rate (as ``BoundSVC._criterion_rate``):
+    value/ℓ_p for the radius–margin bounds, else ``info['rate']``."""
+    if crit.name.startswith("rm-"):
+        return float(ev.value) / crit.y.size
+    r = ev.info.get("rate")
+    return None if r is None else float(r)
+
+
+class PairwiseSum(Criterion):
+    """Σ_pairs of one binary criterion per one-vs-one pair, at one shared θ (module docstring).
+
+    Parameters
+    ----------
+    criteria : the pair criteria (same class, same kernel type, θ of the same layout), in
+        ``svmbound.ovo.class_pairs`` order.
+    pairs : the (i, j) class-index pairs of ``criteria`` (for reports), default class_pairs.
+    n_samples : ℓ, the rows of the multi-class problem (``info['rate']`` = value/ℓ); default
+        the sum of the pairs' sizes divided by k − 1 (exact for every class in k − 1 pairs).
+    n_jobs : joblib threads over the pairs (None: 1 or the active ``parallel_config``).
+
+    It has the face of a :class:`~svmbound.criteria.base.Criterion` (``evaluate``, ``fun``,
+    ``grad``, ``param_names``, ``split_theta``, ``n_trainings``, ``warm_state``…): the name,
+    loss and differentiability are the pair criterion's. Evaluation info: ``pair_values``,
+    ``pair_rates`` (each pair's LOO-rate estimate, None where it has none), summed ``n_sv`` /
+    ``n_iter``, ``converged`` (all pairs), ``rate`` = value/ℓ when the pair criterion is a
+    count of (bounded) LOO errors.
+    """
+
+    pairwise = True
+
+    def __init__(self, criteria, *, pairs=None, n_samples: int | None = None, n_jobs=None):
+        criteria = list(criteria)
+        if not criteria:
+            raise ValueError("PairwiseSum needs at least one pair criterion")
+        names = {c.name for c in criteria}
+        if len(names) != 1:
+            raise ValueError(f"the pair criteria must be of one kind, got {sorted(names)}")
+        params = {tuple(c.param_names) for c in criteria}
+        if len(params) != 1:
+            raise ValueError(f"the pair criteria must share one θ layout, got {sorted(params)}")
+        first = criteria[0]
+        self.criteria = criteria
+        self.name = first.name
+        self.loss = first.loss
+        self.differentiable = all(c.differentiable for c in criteria)
+        self.needs_radius = getattr(first, "needs_radius", False)
+        self.formula = f"sum over the one-vs-one pairs of: {first.formula}"
+        self.source = first.source
+        n_classes = int(round((1 + np.sqrt(1 + 8 * len(criteria))) / 2))
+        self.pairs = list(pairs) if pairs is not None else class_pairs(n_classes)
+        if len(self.pairs) != len(criteria):
+            raise ValueError(f"{len(criteria)} criteria but {len(self.pairs)} pairs")
+        self.n_samples = int(n_samples) if n_samples is not None else int(
+            round(sum(c.y.size for c in criteria) / max(n_classes - 1, 1)))
+        self.n_jobs = n_jobs
+        self.tol = first.tol
+        self.cache_size = first.cache_size
+        self.warm_start = first.warm_start
+        self._last = None
+
+    # -- shared state, distributed over the pairs ---------------------------------------
+    @property
+    def kernel(self):
+        return self.criteria[0].kernel
+
+    @kernel.setter
+    def kernel(self, kernel):   # annealing over the polynomial degree replaces it
+        for c in self.criteria:
+            c.kernel = kernel
+
+    @property
+    def n_trainings(self) -> int:
+        return int(sum(c.n_trainings for c in self.criteria))
+
+    @property
+    def n_radius_solves(self) -> int:
+        return int(sum(getattr(c, "n_radius_solves", 0) for c in self.criteria))
+
+    @property
+    def _svm_prev(self):
+        """The pairs' last SVM solutions (a new tuple after each evaluation that trained)."""
+        prevs = tuple(c._svm_prev for c in self.criteria)
+        return None if all(p is None for p in prevs) else prevs
+
+    @property
+    def _radius_prev(self):
+        return {}
+
+    @_radius_prev.setter
+    def _radius_prev(self, value):
+        # the only writer (search.space, when the polynomial degree changes) forgets the key of
+        # the cached R² and keeps β as warm start: do that in every pair
+        for c in self.criteria:
+            prev = c._radius_prev.get("sol")
+            c._radius_prev = {} if prev is None else {"sol": prev, "key": None}
+
+    def warm_state(self) -> dict:
+        return {"pairs": [c.warm_state() for c in self.criteria]}
+
+    def set_warm_state(self, state: dict) -> None:
+        for c, s in zip(self.criteria, state["pairs"]):
+            c.set_warm_state(s)
+
+    # -- evaluation ----------------------------------------------------------------------
+    def evaluate(self, theta, need_grad: bool = True) -> Evaluation:
+        t0 = time.perf_counter()
+        theta = np.array(theta, dtype=np.float64).ravel()
+        C, kernel = self.split_theta(theta)
+        need = bool(need_grad and self.differentiable)
+        evs = _parallel(lambda c: c.evaluate(theta, need_grad=need), self.criteria, self.n_jobs)
+        value = 0.0
+        for ev in evs:                   # in pair order: the same bits for any n_jobs
+            value += ev.value
+        grad = None
+        if need:
+            grad = np.zeros_like(theta)
+            for ev in evs:
+                grad += ev.grad
+        rates = [_pair_rate(c, ev) for c, ev in zip(self.criteria, evs)]
+        info = {"n_pairs": len(evs), "pair_values": [float(ev.value) for ev in evs],
+                "pair_rates": rates,
+                "converged": all(bool(ev.info.get("converged", True)) for ev in evs)}
+        for key in ("n_sv", "n_bsv", "n_iter"):
+            if all(key in ev.info for ev in evs):
+                info[key] = int(sum(ev.info[key] for ev in evs))
+        if all(r is not None for r in rates):
+            info["rate"] = value / self.n_samples
+        info.update(C=C, kernel=kernel.get_params(), time_s=time.perf_counter() - t0)
+        if "sigma2" in info["kernel"] and "degree" not in info["kernel"]:
+            info["gamma"] = 1.0 / (2.0 * info["kernel"]["sigma2"])
+        ev = Evaluation(theta=theta, value=float(value), grad=grad, info=info)
+        self._last = ev
+        return ev
+
+    def _compute(self, C, kernel, need_grad):  # pragma: no cover - evaluate is overridden
+        raise NotImplementedError
+
+
+class OvOCrossValidationError(Criterion):
+    """k-fold cross-validation error count of the one-vs-one voting machine (module docstring).
+
+    Folds: ``StratifiedKFold(n_folds, shuffle=True, random_state)`` over the class labels, fixed
+    at construction (``self.folds``). On each fold each pair is trained on the fold's training
+    rows of its two classes (warm-started from that (fold, pair)'s α at the previous θ, scaled
+    by C_new/C_old: ``warm_start_alpha``), all held-out rows are predicted by voting
+    (``svmbound.ovo.vote``), and the errors counted. The n_folds · k(k−1)/2 trainings run in
+    ``n_jobs`` joblib threads; the result does not depend on it.
+
+    Value: the number of errors over the ℓ rows (each held out once); ``info['rate']`` =
+    value/ℓ; ``info['hinge']``: the held-out hinge loss max(0, 1 − s·f) of each row, averaged
+    over its k − 1 pairs (s = +1 when the row's class is the pair's first), summed and divided
+    by ℓ (ties between candidates are broken by it, ``strategy._cv_key``).
+
+    ``y`` holds class indices 0..k−1 (``svmbound._validation.check_class_y``).
+    """
+
+    name = "cv-error"
+    differentiable = False
+    formula = ("number of held-out points misclassified by one-vs-one voting over k stratified "
+               "folds (rate = value/l)")
+    source = "k-fold cross-validation of the multi-class (one-vs-one) SVM (reference measure)"
+    warm_state_attrs = Criterion.warm_state_attrs + ("_fold_prev",)
+
+    def __init__(self, X, y, kernel, *, loss: str = "l1", n_folds: int = 5, random_state=0,
+                 n_jobs=None, tol: float = 1e-6, cache_size: float = DEFAULT_CACHE_MB,
+                 warm_start: bool = True):
+        from sklearn.model_selection import StratifiedKFold
+
+        self.X = check_X(X)
+        y = np.asarray(y).ravel()
+        if y.shape[0] != self.X.shape[0]:
+            raise ValueError(f"X and y have different lengths: {self.X.shape[0]} samples in X, "
+                             f"{y.shape[0]} labels in y")
+        if not np.array_equal(y, np.round(y)) or y.min() < 0:
+            raise ValueError("y must hold class indices 0..k-1 (check_class_y encodes labels)")
+        self.y = y.astype(np.intp)
+        self.n_classes = int(self.y.max()) + 1
+        counts = np.bincount(self.y, minlength=self.n_classes)
+        if self.n_classes < 2 or np.any(counts == 0):
+            raise ValueError(f"y must hold every class index 0..{self.n_classes - 1} at least "
+                             f"once, got counts {counts.tolist()}")
+        self.kernel = kernel
+        self.loss = check_loss(loss)
+        self.tol = float(tol)
+        self.cache_size = cache_size
+        self.warm_start = warm_start
+        self.n_jobs = n_jobs
+        self.n_trainings = 0
+        self.n_radius_solves = 0
+        self._svm_prev = None
+        self._svm_prev_key = None
+        self._radius_prev = {}
+        self._last = None
+        n_folds = int(n_folds)
+        n_minor = int(counts.min())
+        if n_folds < 2 or n_folds > n_minor:
+            raise ValueError(f"n_folds must be between 2 and the size of the smallest class "
+                             f"({n_minor}), got {n_folds}")
+        self.n_folds = n_folds
+        self.random_state = random_state
+        skf = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=random_state)
+        self.folds = [(tr, te) for tr, te in skf.split(self.X, self.y)]
+        # per fold: the pairs of its training part, rows as indices of X
+        self._fold_pairs = [[(tr[rows], y_pm) for _, _, rows, y_pm in
+                             pair_subsets(self.y[tr], self.n_classes)] for tr, _ in self.folds]
+        self.pairs = class_pairs(self.n_classes)
+        self._fold_prev = [[None] * len(self.pairs) for _ in range(n_folds)]
+
+    def _train(self, task, C, kernel):
+        """Train pair p on fold k; its decision values on fold k's held-out rows."""
+        k, p = task
+        rows, y_pm = self._fold_pairs[k][p]
+        Xp = self.X[rows]
+        prev = self._fold_prev[k][p]
+        alpha0 = None
+        if self.warm_start and prev is not None:
+            alpha0 = warm_start_alpha(prev.alpha, y_pm, prev.C, C, self.loss)
+        sol = solve_svm_dual(Xp, y_pm, kernel, C, loss=self.loss, tol=self.tol, alpha0=alpha0,
+                             cache_size=self.cache_size, check_input=False)
+        self._fold_prev[k][p] = sol
+        te = self.folds[k][1]
+        return decision_function(Xp, y_pm, sol.alpha, sol.b, kernel, self.X[te]), sol.n_iter
+
+    def _compute(self, C, kernel, need_grad):
+        n_pairs = len(self.pairs)
+        tasks = [(k, p) for k in range(self.n_folds) for p in range(n_pairs)]
+        out = _parallel(lambda t: self._train(t, C, kernel), tasks, self.n_jobs)
+        self.n_trainings += len(tasks)
+        errors, hinge, n_iter = 0, 0.0, 0
+        for k, (_, te) in enumerate(self.folds):
+            block = out[k * n_pairs:(k + 1) * n_pairs]
+            dec = np.column_stack([d for d, _ in block])
+            n_iter += sum(i for _, i in block)
+            yte = self.y[te]
+            errors += int(np.count_nonzero(vote(dec, self.n_classes) != yte))
+            h = np.zeros(te.size)
+            for p, (i, j) in enumerate(self.pairs):
+                mi, mj = yte == i, yte == j
+                h[mi] += np.maximum(0.0, 1.0 - dec[mi, p])
+                h[mj] += np.maximum(0.0, 1.0 + dec[mj, p])
+            hinge += float(h.sum()) / (self.n_classes - 1)
+        value = float(errors)
+        n = self.y.size
+        return value, None, {"n_folds": self.n_folds, "n_pairs": n_pairs, "n_iter": int(n_iter),
+                             "rate": value / n, "hinge": hinge / n}
+
+
+def pairwise_criterion(name: str, X, y_idx, kernel, *, n_classes: int | None = None,
+                       n_jobs=None, loss: str | None = None, random_state=None, **kw):
+    """The multi-class criterion ``name`` on class indices ``y_idx``: 'cv-error' is
+    :class:`OvOCrossValidationError` (the voting CV error; ``n_jobs`` its threads), every other
+    name the :class:`PairwiseSum` of that binary criterion over the one-vs-one pairs (built
+    with ``svmbound.criteria.make_criterion``; ``n_jobs`` threads over the pairs). Keyword
+    arguments go to the criterion as for ``make_criterion``."""
+    from . import criterion_class, make_criterion
+
+    y_idx = np.asarray(y_idx).astype(np.intp)
+    k = int(y_idx.max()) + 1 if n_classes is None else int(n_classes)
+    X = check_X(X)
+    if criterion_class(name, loss).name == "cv-error":
+        if loss is not None:
+            kw.setdefault("loss", loss)
+        if random_state is not None:
+            kw.setdefault("random_state", random_state)
+        return OvOCrossValidationError(X, y_idx, kernel, n_jobs=n_jobs, **kw)
+    subsets = pair_subsets(y_idx, k)
+    crits = [make_criterion(name, X[rows], y_pm, kernel, loss=loss, random_state=random_state,
+                            **kw) for _, _, rows, y_pm in subsets]
+    return PairwiseSum(crits, pairs=[(i, j) for i, j, _, _ in subsets], n_samples=y_idx.size,
+                       n_jobs=n_jobs)

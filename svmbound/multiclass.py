@@ -1,0 +1,456 @@
+"""Multi-class ``BoundSVC``: one-vs-one pairs, voting, one θ shared by the pairs (or one each).
+
+``BoundSVC.fit`` hands a problem with three or more classes to :func:`fit_multiclass`; the
+prediction methods hand a fitted multi-class model to :func:`decision_function` /
+:func:`predict`. Conventions (``svmbound.ovo``) are those of LIBSVM and scikit-learn's ``SVC``:
+k(k−1)/2 binary machines, pair (i, j) trained on the rows of classes i and j with y = +1 for i;
+prediction by voting, ties to the smaller class index; ``decision_function`` of shape (n, k)
+('ovr', scikit-learn's ``_ovr_decision_function``) or (n, k(k−1)/2) ('ovo', the pairs'
+values, positive for the first class of the pair); the fitted attributes in SVC's layout:
+
+* ``support_`` (rows of the training data, grouped by class in ``classes_`` order, ascending
+  within a class), ``support_vectors_``, ``n_support_`` (per class);
+* ``dual_coef_`` (k − 1, n_SV): for pair (i, j) the coefficients α·y of its support vectors of
+  class i sit in row j − 1, those of class j in row i (0 where a support vector of the model is
+  not one of that pair) — LIBSVM's ``sv_coef``;
+* ``intercept_`` (one b per pair, = −ρ of LIBSVM);
+* ``pair_models_``: per pair its classes, C, kernel, θ, support rows, α·y and b.
+
+Hyperparameters (``multiclass_theta``):
+
+* 'shared' (default, as SVC and LIBSVM): one θ = (ln C, kernel θ) for every pair, tuned by
+  minimising the SUM of the pairs' criteria — one criterion object
+  (``svmbound.criteria.pairs.PairwiseSum``, pairs evaluated in ``n_jobs`` threads), so every
+  search and the default strategy run unchanged on it. With criterion='auto' the strategy's two
+  bound searches minimise the summed span and radius–margin bounds and the candidates are
+  compared by the k-fold CV error of the **voting** machine
+  (``svmbound.criteria.pairs.OvOCrossValidationError``; why not the sum of the pairs' CV
+  errors: see that module).
+* 'per-pair': each pair is a binary ``BoundSVC`` of its own (the same parameters; its own
+  search, default strategy and checks), the pairs fitted in ``n_jobs`` threads. The pairs then
+  have different kernels: such a model cannot be exported to SVC / LIBSVM (one kernel for all
+  pairs) unless the kernels happen to coincide.
+
+Model checks (``svmbound.checks``, "never silent"): every pair's machine is checked on its own
+training rows (one class only, training error at or above its minority rate, a vacuous
+criterion estimate, an unconverged solve), and the voting machine on all training rows (one
+class only, training error at or above the error of always predicting the largest class).
+With criterion='auto' and 'shared' a severe problem makes the fit take the next candidate by CV
+error, as in the binary case; problems left are warned as one ``ModelWarning``.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validation import check_X
+from .checks import ModelWarning, is_severe, model_problems
+from .criteria.pairs import _parallel, pairwise_criterion
+from .kernels import Kernel, _row_blocks
+from .ovo import class_pairs, ovr_decision, pair_subsets, vote
+from .solvers import solve_svm_dual, warm_start_alpha
+
+__all__ = ["MULTICLASS_THETA", "DECISION_FUNCTION_SHAPES", "PairModel", "fit_multiclass",
+           "decision_function", "predict", "ovo_decision_values", "check_multiclass_params",
+           "train_pairs"]
+
+MULTICLASS_THETA = ("shared", "per-pair")
+DECISION_FUNCTION_SHAPES = ("ovr", "ovo")
+#: Pair problems listed one by one in ``search_.problems`` (all are in ``pair_problems``).
+MAX_LISTED_PAIR_PROBLEMS = 5
+
+
+@dataclass
+class PairModel:
+    """The binary machine of one class pair (i, j), y = +1 for class i."""
+
+    classes: tuple            # (i, j), indices into classes_
+    C: float
+    kernel: Kernel
+    theta: np.ndarray
+    support: np.ndarray       # rows of the training data with α > 0, ascending
+    dual_coef: np.ndarray     # α·y at those rows
+    intercept: float          # b
+    n_iter: int
+    converged: bool
+    bounded: int = 0          # number of α at C (L1)
+    sv_cols: np.ndarray | None = None   # columns of support_vectors_ (set with the model)
+
+
+def _label(v) -> str:
+    """A class label as text (numpy scalars without their type)."""
+    return str(v.item() if isinstance(v, np.generic) else v)
+
+
+def check_multiclass_params(decision_function_shape, multiclass_theta) -> None:
+    if decision_function_shape not in DECISION_FUNCTION_SHAPES:
+        raise ValueError(f"decision_function_shape must be 'ovr' or 'ovo', got "
+                         f"{decision_function_shape!r}")
+    if multiclass_theta not in MULTICLASS_THETA:
+        raise ValueError(f"multiclass_theta must be 'shared' or 'per-pair', got "
+                         f"{multiclass_theta!r}")
+
+
+# -------------------------------------------------------------------------------------------
+# fitting
+# -------------------------------------------------------------------------------------------
+def fit_multiclass(est, X, y_idx, classes, t0=None):
+    """Fit ``est`` (a BoundSVC) on k ≥ 3 classes; ``y_idx`` the class indices into ``classes``
+    (``_validation.check_class_y``). Returns ``est``."""
+    t0 = time.perf_counter() if t0 is None else t0
+    check_multiclass_params(est.decision_function_shape, est.multiclass_theta)
+    est.classes_ = np.asarray(classes)
+    est.n_features_in_ = X.shape[1]
+    est._validate()
+    from threadpoolctl import threadpool_limits
+
+    # The pair problems are small (two classes each) and the parallelism is over the pairs
+    # (n_jobs threads): BLAS threads inside each small kernel product only contend for the
+    # cores. Measured on digits (45 pairs of ~180 rows, 2 cores, other jobs running): one
+    # summed span evaluation took 5–10 s with OpenBLAS on 2 threads and 0.09 s on 1.
+    with threadpool_limits(limits=1, user_api="blas"):
+        if est.multiclass_theta == "per-pair":
+            _fit_per_pair(est, X, y_idx)
+        else:
+            _fit_shared(est, X, y_idx, t0)
+    est.shape_fit_ = X.shape
+    est.fit_time_ = time.perf_counter() - t0
+    return est
+
+
+def train_pairs(X, subsets, kernel, C, *, loss, tol, cache_size, n_jobs=None, prevs=None):
+    """The SVM of every pair of ``subsets`` (``ovo.pair_subsets``) at (C, kernel), in
+    ``n_jobs`` threads; ``prevs`` optional per-pair warm-start solutions."""
+    def one(p):
+        _, _, rows, y_pm = subsets[p]
+        prev = None if prevs is None else prevs[p]
+        alpha0 = None
+        if prev is not None and prev.alpha.shape == y_pm.shape:
+            alpha0 = warm_start_alpha(prev.alpha, y_pm, prev.C, C, loss)
+        return solve_svm_dual(X[rows], y_pm, kernel, C, loss=loss, tol=tol, alpha0=alpha0,
+                              cache_size=cache_size, check_input=False)
+
+    return _parallel(one, range(len(subsets)), n_jobs)
+
+
+def _fit_shared(est, X, y_idx, t0):
+    from .criteria import criterion_class
+    from .estimators import base_kernel, box_and_start, split_degree
+
+    if est.search == "convex":
+        raise ValueError("search='convex' (De Bie et al.) tunes C of one binary L2-SVM; with "
+                         "three or more classes use multiclass_theta='per-pair'")
+    k = est.classes_.size
+    subsets = pair_subsets(y_idx, k)
+    degree, _ = split_degree(est.degree, est.kernel, est.search)
+    kernel0 = base_kernel(est.kernel, degree, est.coef0, X.shape[1], est.groups)
+
+    def factory(name, X_, y_, kernel_, **kw):
+        kw.setdefault("n_jobs", est.n_jobs)   # the strategy passes its own for the CV
+        return pairwise_criterion(name, X_, y_, kernel_, n_classes=k, **kw)
+
+    if est._uses_auto():
+        from .strategy import auto_box_and_start
+
+        crit = None
+        names = ("log_C",) + tuple(kernel0.param_names)
+        lower, upper, x0 = auto_box_and_start(names, X, kernel0, est.bounds, est.start)
+    else:
+        cls = criterion_class(est._criterion_name(), est.loss)
+        crit = factory(cls.name, X, y_idx, kernel0, loss=est.loss,
+                       random_state=est.random_state, tol=est.tol, cache_size=est.cache_size,
+                       **est._criterion_params(cls))
+        lower, upper, x0 = box_and_start(crit.param_names, est.bounds, est.start)
+    # the run control checks reproducibility / counts grid points on one pair's criterion
+    first = getattr(crit, "criteria", [crit])[0]
+    run, bar = est._start_run_control(X, y_idx.astype(np.float64), first, lower, upper)
+    callback = None
+    if est.verbose:
+        def callback(xk, fk):
+            bar.write(f"[svmbound] iter: theta={np.round(xk, 4).tolist()} value={fk:.6g} "
+                      f"{time.perf_counter() - t0:.1f}s")
+    prevs = pair_rates = None
+    try:
+        if crit is None:
+            from .strategy import tune_auto
+
+            result, n_search = tune_auto(
+                X, y_idx, kernel0, loss=est.loss, lower=lower, upper=upper, x0=x0, tol=est.tol,
+                n_folds=est.n_folds, random_state=est.random_state, cache_size=est.cache_size,
+                callback=callback, n_jobs=est.n_jobs, minimize=est._minimize,
+                wrap=lambda c, tag: run.wrap(c, tag=tag),
+                sequential_searches=run.log is not None, criterion_factory=factory)
+            theta = np.asarray(result.x, dtype=float).copy()
+            est.criterion_name_ = "auto"
+        else:
+            crit = run.wrap(crit)
+            result, theta = est._run_search(crit, X, None, lower, upper, x0, callback)
+            est.criterion_name_ = crit.name
+            n_search = crit.n_trainings
+            last = crit.last
+            if last is not None and np.allclose(last.theta, theta) and "pair_rates" in last.info:
+                pair_rates = last.info["pair_rates"]
+            if hasattr(crit, "criteria"):
+                prevs = [c._svm_prev for c in crit.criteria]
+            kernel0 = crit.kernel    # annealing over the polynomial degree leaves it there
+    except KeyboardInterrupt as exc:
+        est.search_ = exc.search_result = run.partial_result()
+        raise
+    finally:
+        bar.close()
+        run.close()
+
+    theta, models, problems, pair_problems = _final_shared(est, X, y_idx, subsets, kernel0,
+                                                           theta, prevs, pair_rates)
+    n_pairs = len(subsets)
+    if is_severe(problems + pair_problems) and est._uses_auto():
+        from .strategy import _cv_key
+
+        chosen = (models, est.c_projected_)
+        order = sorted(range(len(result.candidates)), key=lambda i: _cv_key(result.candidates[i]))
+        for i in order[1:]:
+            cand = np.asarray(result.candidates[i]["x"], dtype=float)
+            t, m, p, pp = _final_shared(est, X, y_idx, subsets, kernel0, cand, None, None)
+            n_search += n_pairs
+            if not is_severe(p + pp):
+                result.message += (f"; the chosen model was unusable ({'; '.join(problems)}), "
+                                   f"took the {result.candidates[i]['source']} instead")
+                result.chosen = result.candidates[i]["source"]
+                result.x, result.fun = t, result.candidates[i]["cv_rate"]
+                theta, models, problems, pair_problems = t, m, p, pp
+                break
+        else:   # no usable candidate: keep the chosen model (and warn)
+            _set_model(est, X, y_idx, chosen[0], chosen[0][0].kernel)
+            est.c_projected_ = chosen[1]
+    result.problems = problems
+    result.pair_problems = pair_problems
+    if problems:
+        warnings.warn("svmbound: " + "; ".join(problems), ModelWarning, stacklevel=4)
+    est.search_ = result
+    est.n_trainings_ = n_search + n_pairs
+    kernel = models[0].kernel
+    est.best_theta_ = theta
+    est.best_value_ = float(result.fun)
+    est.best_params_ = {"C": float(np.exp(theta[0])), **kernel.get_params()}
+    if "sigma2" in est.best_params_ and "degree" not in est.best_params_:
+        est.best_params_["gamma"] = 1.0 / (2.0 * est.best_params_["sigma2"])
+
+
+def _final_shared(est, X, y_idx, subsets, kernel0, theta, prevs, pair_rates):
+    """Train every pair at the shared θ, set the model on ``est`` and check it:
+    (θ, pair models, problems, pair problems). Chung §4.3 for L1: when no pair has a bounded
+    support vector, C = the largest α of all pairs leaves every pair's solution unchanged and
+    is reported."""
+    theta = np.asarray(theta, dtype=float).copy()
+    C = float(np.exp(theta[0]))
+    kernel = kernel0.with_theta(theta[1:]) if theta.size > 1 else kernel0
+    sols = train_pairs(X, subsets, kernel, C, loss=est.loss, tol=est.tol,
+                       cache_size=est.cache_size, n_jobs=est.n_jobs, prevs=prevs)
+    est.c_projected_ = False
+    if est.loss == "l1":
+        max_alpha = max(float(s.alpha.max()) for s in sols)
+        if all(s.bounded.size == 0 for s in sols) and max_alpha > 0:
+            C = max_alpha
+            theta[0] = np.log(C)
+            for s in sols:
+                s.C = C
+            est.c_projected_ = True
+    models = [_pair_model(i, j, rows, y_pm, s, kernel, theta)
+              for (i, j, rows, y_pm), s in zip(subsets, sols)]
+    _set_model(est, X, y_idx, models, kernel)
+    problems, pair_problems = _check(est, X, y_idx, subsets, pair_rates,
+                                     getattr(est, "criterion_name_", None))
+    return theta, models, problems, pair_problems
+
+
+def _pair_model(i, j, rows, y_pm, sol, kernel, theta) -> PairModel:
+    sv = sol.support
+    return PairModel(classes=(i, j), C=float(sol.C), kernel=kernel,
+                     theta=np.asarray(theta, dtype=float).copy(), support=rows[sv],
+                     dual_coef=sol.alpha[sv] * y_pm[sv], intercept=float(sol.b),
+                     n_iter=int(sol.n_iter), converged=bool(sol.converged),
+                     bounded=int(sol.bounded.size))
+
+
+def _fit_per_pair(est, X, y_idx):
+    """Every pair a binary BoundSVC of its own (labels 1 = class i ↦ +1), in n_jobs threads.
+    The pairs' ModelWarnings are collected into one; their other warnings are passed on once."""
+    from sklearn.base import clone
+
+    from .search.result import SearchResult
+
+    k = est.classes_.size
+    subsets = pair_subsets(y_idx, k)
+    labels = est.classes_
+
+    def fit_pair(p):
+        i, j, rows, y_pm = subsets[p]
+        sub = clone(est).set_params(n_jobs=1, multiclass_theta="shared", progress=False)
+        if est.log_file is not None:
+            sub.set_params(log_file=f"{est.log_file}.pair-{i}-{j}")
+        return sub.fit(X[rows], (y_pm > 0).astype(np.int8))
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        subs = _parallel(fit_pair, range(len(subsets)), est.n_jobs)
+    seen = set()
+    for w in caught:
+        key = (w.category, str(w.message))
+        if issubclass(w.category, ModelWarning) or key in seen:
+            continue
+        seen.add(key)
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+    models = []
+    for (i, j, rows, _), sub in zip(subsets, subs):
+        models.append(PairModel(
+            classes=(i, j), C=float(sub.best_params_["C"]), kernel=sub.kernel_,
+            theta=np.asarray(sub.best_theta_, dtype=float).copy(), support=rows[sub.support_],
+            dual_coef=np.asarray(sub.dual_coef_[0], dtype=float).copy(),
+            intercept=float(sub.intercept_[0]), n_iter=int(sub.solution_.n_iter),
+            converged=bool(sub.solution_.converged), bounded=int(sub.solution_.bounded.size)))
+    _set_model(est, X, y_idx, models, None)
+    given = [[f"pair {_label(labels[i])} vs {_label(labels[j])}: {s}" for s in sub.search_.problems]
+             for (i, j, _, _), sub in zip(subsets, subs)]
+    problems, pair_problems = _check(est, X, y_idx, subsets, None, None, given)
+    if problems:
+        warnings.warn("svmbound: " + "; ".join(problems), ModelWarning, stacklevel=4)
+    stages = {f"{_label(labels[i])} vs {_label(labels[j])}": sub.search_ for (i, j, _, _), sub
+              in zip(subsets, subs)}
+    path = [dict(e, stage=name) for name, r in stages.items() for e in r.get("path", [])]
+    est.best_theta_ = np.array([m.theta for m in models])
+    est.best_value_ = np.array([float(sub.best_value_) for sub in subs])
+    est.best_params_ = {(labels[i], labels[j]): dict(sub.best_params_)
+                        for (i, j, _, _), sub in zip(subsets, subs)}
+    est.criterion_name_ = subs[0].criterion_name_
+    est.c_projected_ = np.array([bool(sub.c_projected_) for sub in subs])
+    est.n_trainings_ = int(sum(sub.n_trainings_ for sub in subs))
+    est.pair_estimators_ = subs
+    est.search_ = SearchResult(
+        x=est.best_theta_, fun=est.best_value_, jac=None,
+        nfev=int(sum(s.search_.get("nfev", 0) for s in subs)),
+        njev=int(sum(s.search_.get("njev", 0) for s in subs)),
+        nit=int(sum(s.search_.get("nit", 0) for s in subs)), success=True, status=0,
+        message=f"tuned each of the {len(subs)} class pairs separately (multiclass_theta="
+                "'per-pair')", path=path, stages=stages, problems=problems,
+        pair_problems=pair_problems)
+
+
+# -------------------------------------------------------------------------------------------
+# the fitted model in SVC's layout
+# -------------------------------------------------------------------------------------------
+def _set_model(est, X, y_idx, models, shared_kernel):
+    k = est.classes_.size
+    in_support = np.zeros(X.shape[0], dtype=bool)
+    for m in models:
+        in_support[m.support] = True
+    support = np.concatenate([np.flatnonzero(in_support & (y_idx == c)) for c in range(k)])
+    pos = np.full(X.shape[0], -1, dtype=np.intp)
+    pos[support] = np.arange(support.size)
+    dual = np.zeros((k - 1, support.size))
+    for m in models:
+        i, j = m.classes
+        cols = pos[m.support]
+        of_i = y_idx[m.support] == i
+        dual[j - 1, cols[of_i]] = m.dual_coef[of_i]
+        dual[i, cols[~of_i]] = m.dual_coef[~of_i]
+        m.sv_cols = cols
+    est.support_ = support.astype(np.int32)
+    est.support_vectors_ = X[support]
+    est.n_support_ = np.bincount(y_idx[support], minlength=k).astype(np.int32)
+    est.dual_coef_ = dual
+    est.intercept_ = np.array([m.intercept for m in models])
+    est.pair_models_ = models
+    est.kernel_ = shared_kernel
+    for stale in ("alpha_", "solution_", "pair_estimators_"):   # from an earlier fit
+        est.__dict__.pop(stale, None)
+
+
+def _check(est, X, y_idx, subsets, pair_rates, criterion, given=None):
+    """(problems, pair problems) of the fitted multi-class model (module docstring). The
+    problems list the first ``MAX_LISTED_PAIR_PROBLEMS`` pair problems and the voting
+    machine's own; ``given``: per-pair problem sentences already found (per-pair θ)."""
+    labels = est.classes_
+    dec = ovo_decision_values(est, X)
+    pair_problems = []
+    for p, ((i, j, rows, y_pm), m) in enumerate(zip(subsets, est.pair_models_)):
+        if given is not None:
+            pair_problems += given[p]
+            continue
+        rate = None if pair_rates is None else pair_rates[p]
+        pair_problems += [f"pair {_label(labels[i])} vs {_label(labels[j])}: {s}" for s in model_problems(
+            y_pm, dec[rows, p], m.converged, rate, criterion)]
+    problems = pair_problems[:MAX_LISTED_PAIR_PROBLEMS]
+    if len(pair_problems) > MAX_LISTED_PAIR_PROBLEMS:
+        problems.append(f"{len(pair_problems) - MAX_LISTED_PAIR_PROBLEMS} more problems of "
+                        f"pair machines (search_.pair_problems lists all)")
+    k = labels.size
+    pred = vote(dec, k)
+    if np.unique(pred).size < 2:
+        problems.append("the model predicts one class for every training point")
+    counts = np.bincount(y_idx, minlength=k)
+    r_maj = 1.0 - counts.max() / y_idx.size
+    err = float(np.mean(pred != y_idx))
+    if err >= r_maj:
+        problems.append(f"training error {err:.3f} of the voting machine is at or above "
+                        f"{r_maj:.3f}, the error of always predicting the largest class")
+    return problems, pair_problems
+
+
+# -------------------------------------------------------------------------------------------
+# prediction
+# -------------------------------------------------------------------------------------------
+def ovo_decision_values(est, X) -> np.ndarray:
+    """(n, k(k−1)/2) decision values of the pairs, positive for the pair's first class."""
+    k = est.classes_.size
+    models = est.pair_models_
+    out = np.empty((X.shape[0], len(models)))
+    sv = est.support_vectors_
+    if est.kernel_ is not None:
+        # one kernel block against all support vectors per row block; each pair reads its two
+        # classes' columns (LIBSVM's svm_predict_values)
+        starts = np.concatenate([[0], np.cumsum(est.n_support_)])
+        D, b = est.dual_coef_, est.intercept_
+        for rows in _row_blocks(X.shape[0], max(sv.shape[0], 1)):
+            Kb = est.kernel_.block(X[rows], sv) if sv.shape[0] else np.zeros((0, 0))
+            for p, (i, j) in enumerate(class_pairs(k)):
+                si, sj = slice(starts[i], starts[i + 1]), slice(starts[j], starts[j + 1])
+                out[rows, p] = Kb[:, si] @ D[j - 1, si] + Kb[:, sj] @ D[i, sj] + b[p]
+        return out
+    for p, m in enumerate(models):
+        if m.support.size == 0:
+            out[:, p] = m.intercept
+        else:
+            out[:, p] = m.kernel.block_dot(X, sv[m.sv_cols], m.dual_coef) + m.intercept
+    return out
+
+
+def _checked_X(est, X):
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(est, "dual_coef_")
+    X = check_X(X)
+    if X.shape[1] != est.n_features_in_:
+        raise ValueError(f"X has {X.shape[1]} features, but BoundSVC was fitted with "
+                         f"{est.n_features_in_}")
+    return X
+
+
+def decision_function(est, X) -> np.ndarray:
+    """'ovo': (n, k(k−1)/2) pair values; 'ovr': (n, k), scikit-learn's transformation."""
+    check_multiclass_params(est.decision_function_shape, est.multiclass_theta)
+    dec = ovo_decision_values(est, _checked_X(est, X))
+    if est.decision_function_shape == "ovo":
+        return dec
+    return ovr_decision(dec, est.classes_.size)
+
+
+def predict(est, X) -> np.ndarray:
+    """Voting over the pairs (LIBSVM: f > 0 votes for the pair's first class; ties to the
+    smaller class index) — what SVC.predict does, whatever ``decision_function_shape``."""
+    dec = ovo_decision_values(est, _checked_X(est, X))
+    return est.classes_[vote(dec, est.classes_.size)]

@@ -1,0 +1,279 @@
+"""Multi-class BoundSVC (issue 13, part 1): one-vs-one pairs, voting, one θ shared by the pairs
+(summed criteria) or one per pair; SVC's layout and values; the voting CV error."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.model_selection import StratifiedKFold
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
+
+from _fd import central_fd
+from svmbound import BoundSVC
+from svmbound.checks import ModelWarning
+from svmbound.criteria.pairs import OvOCrossValidationError, PairwiseSum, pairwise_criterion
+from svmbound.kernels import RBFKernel
+from svmbound.ovo import class_pairs, ovr_decision, vote
+from svmbound.solvers import decision_function, solve_svm_dual
+
+LOG_C, LOG_S2 = 1.3, 0.4          # a fixed θ = (ln C, ln σ²)
+C, GAMMA = np.exp(LOG_C), 1.0 / (2.0 * np.exp(LOG_S2))
+
+
+@pytest.fixture(scope="module")
+def data():
+    """Three overlapping classes, 90 train / 60 test, labels 5, 7, 9 (not 0..k−1)."""
+    X, y = make_classification(n_samples=150, n_features=4, n_informative=3, n_redundant=0,
+                               n_classes=3, n_clusters_per_class=1, flip_y=0.05, random_state=4)
+    X = StandardScaler().fit_transform(X)
+    y = np.array([5, 7, 9])[y]
+    return X[:90], y[:90], X[90:], y[90:]
+
+
+@pytest.fixture(scope="module")
+def four_class():
+    """Four classes, 100 rows (for the criteria)."""
+    X, y = make_classification(n_samples=100, n_features=5, n_informative=4, n_redundant=0,
+                               n_classes=4, n_clusters_per_class=1, random_state=7)
+    return StandardScaler().fit_transform(X), y
+
+
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:svmbound.*the bound is vacuous:svmbound.checks.ModelWarning")
+
+
+def fixed(loss, **kw):
+    """A BoundSVC at the fixed θ: a one-point grid."""
+    return BoundSVC(loss=loss, search="grid", tol=1e-10,
+                    grid={"log_C": (LOG_C, LOG_C, 1), "log_sigma2": (LOG_S2, LOG_S2, 1)}, **kw)
+
+
+@pytest.mark.parametrize("loss", ["l2", "l1"])
+def test_predicts_as_voting_of_the_pairwise_binary_models(data, loss):
+    X, y, Xt, _ = data
+    est = fixed(loss, decision_function_shape="ovo").fit(X, y)
+    np.testing.assert_array_equal(est.classes_, [5, 7, 9])
+    kernel = RBFKernel(np.exp(LOG_S2))
+    dec = np.empty((Xt.shape[0], 3))
+    for p, (a, b) in enumerate([(5, 7), (5, 9), (7, 9)]):
+        rows = (y == a) | (y == b)
+        yp = np.where(y[rows] == a, 1.0, -1.0)
+        sol = solve_svm_dual(X[rows], yp, kernel, C, loss=loss, tol=1e-10)
+        dec[:, p] = decision_function(X[rows], yp, sol.alpha, sol.b, kernel, Xt)
+    votes = np.zeros((Xt.shape[0], 3), dtype=int)
+    for p, (i, j) in enumerate([(0, 1), (0, 2), (1, 2)]):
+        for n in range(Xt.shape[0]):
+            votes[n, i if dec[n, p] > 0 else j] += 1
+    expected = np.array([5, 7, 9])[[int(np.flatnonzero(v == v.max())[0]) for v in votes]]
+    np.testing.assert_array_equal(est.predict(Xt), expected)
+    np.testing.assert_allclose(est.decision_function(Xt), dec, rtol=0, atol=1e-7)
+    assert est.best_params_["gamma"] == pytest.approx(GAMMA)
+
+
+@pytest.mark.parametrize("shape", ["ovo", "ovr"])
+def test_l1_at_fixed_theta_equals_sklearn_svc(data, shape):
+    X, y, Xt, _ = data
+    est = fixed("l1", decision_function_shape=shape).fit(X, y)
+    svc = SVC(kernel="rbf", C=C, gamma=GAMMA, tol=1e-10,
+              decision_function_shape=shape).fit(X, y)
+    for Z in (X, Xt):
+        assert est.decision_function(Z).shape == svc.decision_function(Z).shape
+        np.testing.assert_allclose(est.decision_function(Z), svc.decision_function(Z),
+                                   rtol=0, atol=1e-6)
+        np.testing.assert_array_equal(est.predict(Z), svc.predict(Z))
+    np.testing.assert_array_equal(est.support_, svc.support_)
+    np.testing.assert_array_equal(est.n_support_, svc.n_support_)
+    # LIBSVM caches the kernel in float32: its α are accurate to ~1e-6 relative to C
+    np.testing.assert_allclose(est.dual_coef_, svc.dual_coef_, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(est.intercept_, svc.intercept_, rtol=0, atol=1e-5)
+    np.testing.assert_array_equal(est.support_vectors_, svc.support_vectors_)
+
+
+def test_export_of_a_multiclass_model_predicts_identically(data, tmp_path):
+    X, y, Xt, _ = data
+    est = BoundSVC(loss="l1").fit(X, y)
+    svc = est.to_svc()
+    assert isinstance(svc, SVC) and svc.gamma == est.best_params_["gamma"]
+    for Z in (X, Xt):
+        np.testing.assert_array_equal(svc.predict(Z), est.predict(Z))
+        np.testing.assert_allclose(svc.decision_function(Z), est.decision_function(Z),
+                                   rtol=0, atol=1e-10)
+    svmutil = pytest.importorskip("libsvm.svmutil", reason="libsvm-official (test extra) missing")
+    path = tmp_path / "mc.model"
+    est.save_libsvm_model(path)
+    m = svmutil.svm_load_model(str(path))
+    assert m.get_labels() == [5, 7, 9] and m.get_nr_sv() == est.support_.size
+    labels, _, vals = svmutil.svm_predict(np.zeros(len(Xt)), Xt, m, "-q")
+    np.testing.assert_array_equal(np.asarray(labels), est.predict(Xt))
+    est.set_params(decision_function_shape="ovo")
+    np.testing.assert_allclose(np.asarray(vals), est.decision_function(Xt), rtol=0, atol=1e-8)
+
+
+@pytest.mark.parametrize("name, theta", [("rm-l2", (0.5, 0.3)), ("span", (1.0, 0.8)),
+                                         ("rm-l1", (0.7, 1.2))])
+def test_summed_criterion_gradient_matches_finite_differences(four_class, name, theta):
+    X, y = four_class
+    crit = pairwise_criterion(name, X, y, RBFKernel(), tol=1e-10)
+    assert isinstance(crit, PairwiseSum) and len(crit.criteria) == 6
+    theta = np.array(theta)
+    ev = crit.evaluate(theta)
+    fd = central_fd(crit, theta)
+    scale = max(np.abs(fd).max(), 1e-3 * abs(ev.value))
+    assert np.all(np.abs(ev.grad - fd) <= 1e-4 * scale), (ev.grad, fd)
+    # value and gradient are the sums of the pairs' own
+    parts = [c.evaluate(theta) for c in crit.criteria]
+    assert ev.value == pytest.approx(sum(p.value for p in parts), rel=1e-9)
+    np.testing.assert_allclose(ev.grad, np.sum([p.grad for p in parts], axis=0), rtol=1e-7)
+    assert ev.info["rate"] == pytest.approx(ev.value / 100)
+    assert crit.n_trainings > 0 and crit.param_names == ("log_C", "log_sigma2")
+
+
+def test_cv_error_is_the_voting_error_on_held_out_folds(four_class):
+    X, y = four_class
+    cv = pairwise_criterion("cv-error", X, y, RBFKernel(), loss="l1", n_folds=4,
+                            random_state=3, tol=1e-10)
+    assert isinstance(cv, OvOCrossValidationError)
+    ev = cv.evaluate(np.array([LOG_C, LOG_S2]))
+    errors = 0
+    for tr, te in StratifiedKFold(4, shuffle=True, random_state=3).split(X, y):
+        svc = SVC(kernel="rbf", C=C, gamma=GAMMA, tol=1e-10).fit(X[tr], y[tr])
+        errors += int(np.sum(svc.predict(X[te]) != y[te]))
+    assert ev.value == errors and ev.info["rate"] == errors / 100
+    assert cv.n_trainings == 4 * 6 and ev.info["hinge"] > 0
+
+
+def test_string_labels(data):
+    X, y, Xt, yt = data
+    names = np.array(["five", "seven", "nine"], dtype=object)
+    ys = names[(y - 5) // 2]
+    est = BoundSVC(loss="l1").fit(X, ys)
+    ref = BoundSVC(loss="l1").fit(X, y)
+    np.testing.assert_array_equal(est.classes_, ["five", "nine", "seven"])   # sorted
+    pred = est.predict(Xt)
+    assert set(pred) <= set(names)
+    # the same problem up to the order of the classes: the same θ, the same predictions
+    np.testing.assert_allclose(est.best_theta_, ref.best_theta_, rtol=1e-6)
+    np.testing.assert_array_equal(pred, names[(ref.predict(Xt) - 5) // 2])
+    assert est.decision_function(Xt).shape == (len(Xt), 3)
+    np.testing.assert_array_equal(est.to_svc().predict(Xt), pred)
+    with pytest.raises(ValueError, match="integer labels"):
+        est.save_libsvm_model("never-written.txt")
+
+
+def test_bad_labels_raise(data):
+    X, y, _, _ = data
+    with pytest.raises(ValueError, match="single class"):
+        BoundSVC().fit(X, np.full(len(y), "a"))
+    with pytest.raises(ValueError, match="single class"):
+        BoundSVC().fit(X, np.zeros(len(y)))
+    with pytest.raises(ValueError, match="continuous"):
+        BoundSVC().fit(X, np.linspace(0.0, 1.0, len(y)))
+    with pytest.raises(ValueError, match="decision_function_shape"):
+        BoundSVC(decision_function_shape="ovx").fit(X, y)
+    with pytest.raises(ValueError, match="multiclass_theta"):
+        BoundSVC(multiclass_theta="each").fit(X, y)
+    with pytest.raises(ValueError, match="convex"):
+        BoundSVC(search="convex").fit(X, y)
+
+
+def test_n_jobs_does_not_change_the_result(data):
+    X, y, Xt, _ = data
+    fits = [BoundSVC(loss="l2", n_jobs=n).fit(X, y) for n in (1, 2)]
+    a, b = fits
+    np.testing.assert_array_equal(a.best_theta_, b.best_theta_)
+    np.testing.assert_array_equal(a.decision_function(Xt), b.decision_function(Xt))
+    assert a.n_trainings_ == b.n_trainings_
+    assert [c["cv_errors"] for c in a.search_.candidates] == \
+        [c["cv_errors"] for c in b.search_.candidates]
+    pp = [BoundSVC(loss="l1", multiclass_theta="per-pair", n_jobs=n).fit(X, y) for n in (1, 2)]
+    np.testing.assert_array_equal(pp[0].best_theta_, pp[1].best_theta_)
+    np.testing.assert_array_equal(pp[0].decision_function(Xt), pp[1].decision_function(Xt))
+
+
+def test_shared_auto_fit_attributes(data):
+    X, y, Xt, yt = data
+    est = BoundSVC(loss="l2").fit(X, y)
+    assert est.criterion_name_ == "auto" and est.kernel_ is not None
+    assert est.dual_coef_.shape == (2, est.support_.size) and est.intercept_.shape == (3,)
+    assert est.n_support_.sum() == est.support_.size and len(est.pair_models_) == 3
+    assert "voting" not in est.search_.message and "5-fold CV error" in est.search_.message
+    assert {"span", "rm-l2"} <= set(est.search_.stages)
+    # the stages minimised the sums over the pairs
+    assert all(len(e["x"]) == 2 for e in est.search_.path)
+    assert est.score(Xt, yt) > 0.7
+    assert est.n_trainings_ > 3
+    ovr = est.decision_function(Xt)
+    assert ovr.shape == (len(Xt), 3)
+    np.testing.assert_array_equal(est.classes_[np.argmax(ovr, axis=1)], est.predict(Xt))
+
+
+def test_per_pair_theta(data):
+    X, y, Xt, yt = data
+    est = BoundSVC(loss="l1", multiclass_theta="per-pair").fit(X, y)
+    assert set(est.best_params_) == {(5, 7), (5, 9), (7, 9)}
+    assert est.best_theta_.shape == (3, 2) and est.kernel_ is None
+    # each pair is the binary BoundSVC of that pair (checked for one)
+    for (a, b), sub, m in zip([(5, 9)], est.pair_estimators_[1:], est.pair_models_[1:]):
+        rows = (y == a) | (y == b)
+        ref = BoundSVC(loss="l1").fit(X[rows], (y[rows] == a).astype(int))
+        np.testing.assert_array_equal(ref.best_theta_, m.theta)
+        np.testing.assert_allclose(ref.decision_function(Xt), sub.decision_function(Xt))
+    dec = est.set_params(decision_function_shape="ovo").decision_function(Xt)
+    np.testing.assert_array_equal(est.predict(Xt), est.classes_[vote(dec, 3)])
+    assert est.score(Xt, yt) > 0.7
+    if len({m.kernel.sigma2 for m in est.pair_models_}) > 1:
+        with pytest.raises(ValueError, match="one kernel per class pair"):
+            est.to_svc()
+
+
+def test_degenerate_model_is_never_silent(data):
+    """ln C = −10 with a huge σ²: the pair machines predict one class — warned, and listed in
+    search_.problems per pair and for the voting machine."""
+    X, y, _, _ = data
+    est = BoundSVC(loss="l1", search="grid", grid={"log_C": (-10, -10, 1),
+                                                   "log_sigma2": (10, 10, 1)})
+    with pytest.warns(ModelWarning, match="pair 5 vs 7: the model predicts one class"):
+        est.fit(X, y)
+    assert any("voting machine" in p or "one class for every" in p
+               for p in est.search_.problems)
+    assert len(est.search_.pair_problems) >= 3
+
+
+def test_ovo_helpers_follow_libsvm():
+    assert class_pairs(4) == [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+    # f = 0 votes for the second class (LIBSVM: dec > 0 → i, else j); ties to the smaller index
+    np.testing.assert_array_equal(vote(np.array([[0.0, -1.0, 1.0]]), 3), [1])
+    np.testing.assert_array_equal(vote(np.array([[1.0, -1.0, 1.0]]), 3), [0])
+    dec = np.random.RandomState(0).randn(7, 6)
+    from sklearn.utils.multiclass import _ovr_decision_function
+    from svmbound.ovo import _ovr_decision_function_copy
+    np.testing.assert_array_equal(ovr_decision(dec, 4), _ovr_decision_function(dec < 0, -dec, 4))
+    np.testing.assert_array_equal(_ovr_decision_function_copy(dec < 0, -dec, 4),
+                                  ovr_decision(dec, 4))
+
+
+def test_two_classes_stay_binary(data):
+    X, y, Xt, _ = data
+    rows = y != 9
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ModelWarning)
+        est = BoundSVC(loss="l1", max_iter=3).fit(X[rows], y[rows])
+    assert est.dual_coef_.shape[0] == 1 and est.decision_function(Xt).shape == (len(Xt),)
+    assert not hasattr(est, "pair_models_")
+
+
+def test_search_log_and_resume_with_the_summed_criterion(data, tmp_path):
+    """The summed criterion is one logged criterion: a resumed run answers every evaluation
+    from the log (no line added) and ends at the same θ; its warm state holds every pair's."""
+    X, y, _, _ = data
+    log = tmp_path / "mc.jsonl"
+    kw = dict(loss="l2", criterion="rm-l2", max_iter=4, log_file=str(log), random_state=0)
+    a = BoundSVC(**kw).fit(X, y)
+    n_lines = len(log.read_text().splitlines())
+    assert n_lines == 1 + a.search_.nfev
+    b = BoundSVC(resume=True, **kw).fit(X, y)
+    assert len(log.read_text().splitlines()) == n_lines
+    np.testing.assert_array_equal(a.best_theta_, b.best_theta_)
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-8)
