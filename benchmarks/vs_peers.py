@@ -394,7 +394,12 @@ def main(argv=None):
     text = report(records, methods)
     print(text)
     if args.out:
-        cmd = "python benchmarks/vs_peers.py " + " ".join(argv if argv is not None else sys.argv[1:])
+        raw = list(argv if argv is not None else sys.argv[1:])
+        for opt in ("--machine", "--note"):      # their text is printed below, not in the command
+            if opt in raw:
+                k = raw.index(opt)
+                raw[k:k + 2] = [opt, "TEXT"]
+        cmd = "python benchmarks/vs_peers.py " + " ".join(raw)
         body = (f"Command: `{cmd.strip()}`\n\n{args.note + ' ' if args.note else ''}"
                 f"{args.machine or machine_description()}\n\n{text}\n")
         write_section(args.out, "svmbound vs peers (issues 12, 14)", body)
