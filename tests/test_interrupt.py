@@ -326,3 +326,23 @@ def test_a_random_run_needs_an_int_seed_to_be_logged(small, tmp_path):
         BoundSVC(criterion="smoothed-validation",
                  log_file=str(tmp_path / "b.jsonl")).fit(X, y)
     BoundSVC(log_file=str(tmp_path / "c.jsonl"), max_iter=1).fit(X, y)   # rm-l2: no seed needed
+
+
+def test_the_command_says_it_is_starting_within_a_second(tmp_path):
+    """Issue 15: a long run's first progress line within a second — ``import svmbound`` no longer
+    loads scikit-learn/SciPy/numba, and the entry point prints a line before loading them."""
+    import subprocess
+    import sys
+
+    code = "import sys, svmbound; print(sorted(m for m in ('sklearn', 'scipy', 'numba') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    f = tmp_path / "d.txt"
+    f.write_text("+1 1:0.5\n-1 1:0.1\n")
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; from svmbound._launch import main; "
+                             "sys.exit(main())", "tune", str(f), "--progress", "--max-iter", "1"],
+                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    first = proc.stderr.readline()      # printed before the heavy imports (see _launch)
+    proc.kill()
+    proc.wait()
+    assert first.startswith("[svmbound] starting")
