@@ -444,31 +444,41 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         return minimize(fun, grad, x0, lower, upper, max_iter=max_iter, gtol=gtol_abs,
                         callback=callback)
 
-    def _run_auto(self, X, y_pm, kernel, lower, upper, x0, callback, run, weights=None):
-        """The default strategy (``svmbound.strategy``): (result, θ, trainings). Every criterion
-        it builds is wrapped by the run control (search log, progress), one tag per stage."""
+    def _run_auto(self, X, y, kernel, lower, upper, x0, callback, run=None, weights=None,
+                  criterion_factory=None):
+        """The default strategy (``svmbound.strategy``): (result, θ, trainings). With a run
+        control ``run`` every criterion it builds is wrapped (search log, progress), one tag
+        per stage. ``criterion_factory``: see ``tune_auto`` (multi-class: summed pairs)."""
         from .strategy import tune_auto
 
         result, n_trainings = tune_auto(
-            X, y_pm, kernel, loss=self.loss, lower=lower, upper=upper, x0=x0, tol=self.tol,
+            X, y, kernel, loss=self.loss, lower=lower, upper=upper, x0=x0, tol=self.tol,
             n_folds=self.n_folds, random_state=self.random_state, cache_size=self.cache_size,
             callback=callback, n_jobs=self.n_jobs, minimize=self._minimize,
-            wrap=lambda crit, tag: run.wrap(crit, tag=tag),
-            sequential_searches=run.log is not None, weights=weights)
+            wrap=None if run is None else (lambda crit, tag: run.wrap(crit, tag=tag)),
+            sequential_searches=run is not None and run.log is not None, weights=weights,
+            criterion_factory=criterion_factory)
         return result, np.asarray(result.x, dtype=float).copy(), n_trainings
 
     def _run_auto_fallback(self, X, y_pm, kernel, callback, weights=None):
         """The default strategy with ``kernel`` (its degree kept), its box and start, without
         search log (the fallback after a search whose model failed the checks)."""
-        from .strategy import auto_box_and_start, tune_auto
+        from .strategy import auto_box_and_start
 
         names = ("log_C",) + tuple(kernel.param_names)
         lower, upper, x0 = auto_box_and_start(names, X, kernel, None, None)
-        result, n_trainings = tune_auto(
-            X, y_pm, kernel, loss=self.loss, lower=lower, upper=upper, x0=x0, tol=self.tol,
-            n_folds=self.n_folds, random_state=self.random_state, cache_size=self.cache_size,
-            callback=callback, n_jobs=self.n_jobs, weights=weights)
-        return result, np.asarray(result.x, dtype=float).copy(), n_trainings
+        return self._run_auto(X, y_pm, kernel, lower, upper, x0, callback, weights=weights)
+
+    def _iteration_printer(self, bar, t0):
+        """The ``verbose`` callback of the searches: one line per iteration through the
+        progress bar (None when not verbose)."""
+        if not self.verbose:
+            return None
+
+        def callback(xk, fk):
+            bar.write(f"[svmbound] iter: theta={np.round(xk, 4).tolist()} value={fk:.6g} "
+                      f"{time.perf_counter() - t0:.1f}s")
+        return callback
 
     def sample_weights(self, y_pm, sample_weight=None):
         """(w, kept): the per-sample weights w_i = class_weight[y_i]·sample_weight_i of the
@@ -536,11 +546,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
             lower, upper, x0 = box_and_start(crit.param_names, self.bounds, self.start)
         run, bar = self._start_run_control(X, y_pm, crit, lower, upper, weights)
 
-        callback = None
-        if self.verbose:
-            def callback(xk, fk):
-                bar.write(f"[svmbound] iter: theta={np.round(xk, 4).tolist()} value={fk:.6g} "
-                          f"{time.perf_counter() - t0:.1f}s")
+        callback = self._iteration_printer(bar, t0)
         prev = crit_rate = None
         try:
             if crit is None:

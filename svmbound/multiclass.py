@@ -168,23 +168,12 @@ def _fit_shared(est, X, y_idx, t0):
     # the run control checks reproducibility / counts grid points on one pair's criterion
     first = getattr(crit, "criteria", [crit])[0]
     run, bar = est._start_run_control(X, y_idx.astype(np.float64), first, lower, upper)
-    callback = None
-    if est.verbose:
-        def callback(xk, fk):
-            bar.write(f"[svmbound] iter: theta={np.round(xk, 4).tolist()} value={fk:.6g} "
-                      f"{time.perf_counter() - t0:.1f}s")
+    callback = est._iteration_printer(bar, t0)
     prevs = pair_rates = None
     try:
         if crit is None:
-            from .strategy import tune_auto
-
-            result, n_search = tune_auto(
-                X, y_idx, kernel0, loss=est.loss, lower=lower, upper=upper, x0=x0, tol=est.tol,
-                n_folds=est.n_folds, random_state=est.random_state, cache_size=est.cache_size,
-                callback=callback, n_jobs=est.n_jobs, minimize=est._minimize,
-                wrap=lambda c, tag: run.wrap(c, tag=tag),
-                sequential_searches=run.log is not None, criterion_factory=factory)
-            theta = np.asarray(result.x, dtype=float).copy()
+            result, theta, n_search = est._run_auto(X, y_idx, kernel0, lower, upper, x0,
+                                                    callback, run, criterion_factory=factory)
             est.criterion_name_ = "auto"
         else:
             crit = run.wrap(crit)
