@@ -97,15 +97,16 @@ START_STEPS = ()
 
 
 def candidate_points(x0, minima, lower, upper, steps=None, start_steps=None):
-    """[(source, θ)] in preference order: each bound's minimum, θ₀, each minimum moved by each
-    of ``steps`` (Δ ln C, Δ ln σ²), θ₀ moved by each of ``start_steps`` (all clipped to the
-    box); duplicates (to 1e-9) dropped."""
+    """[(source, θ)]: each bound's minimum followed by it moved by each of ``steps``
+    (Δ ln C, Δ ln σ²), then θ₀ and θ₀ moved by each of ``start_steps`` (all clipped to the
+    box); duplicates (to 1e-9) dropped. Points of one kernel come one after the other, so the
+    CV's warm start between them is a step in C alone (no kernel value)."""
     steps = NEIGHBOUR_STEPS if steps is None else steps
     start_steps = START_STEPS if start_steps is None else start_steps
-    cands = [(f"{name} minimum", np.asarray(x, float)) for name, x in minima]
-    cands.append(("start", np.asarray(x0, float)))
+    cands = []
     moved = [(f"{name} minimum", x, steps) for name, x in minima] + [("start", x0, start_steps)]
     for name, x, st in moved:
+        cands.append((name, np.asarray(x, float)))
         for dc, ds in st:
             t = np.asarray(x, float).copy()
             t[0] += dc

@@ -68,9 +68,9 @@ def test_candidates_order_dedup_and_box():
     c = candidate_points(x0, minima, lower, upper, steps=((2.0, 0.0),), start_steps=())
     names = [s for s, _ in c]
     # the rm minimum equals the start: one of them is dropped; ln C + 2 clipped at 10
-    assert names == ["span minimum", "rm-l2 minimum", "span minimum, ln C +2",
+    assert names == ["span minimum", "span minimum, ln C +2", "rm-l2 minimum",
                      "rm-l2 minimum, ln C +2"]
-    np.testing.assert_allclose(c[2][1], [10.0, 1.0])
+    np.testing.assert_allclose(c[1][1], [10.0, 1.0])
     np.testing.assert_allclose(c[3][1], [2.0, 1.0])
 
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..solvers import decision_function, solve_svm_dual, warm_start_alpha
 from ..solvers.svm import check_loss
-from .base import Criterion
+from .base import Criterion, _kernel_key
 
 
 class _ReferenceCriterion(Criterion):
@@ -81,8 +81,9 @@ class CrossValidationError(_ReferenceCriterion):
         skf = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=random_state)
         self.folds = [(tr, te) for tr, te in skf.split(self.X, self.y)]
         self._fold_prev: list = [None] * n_folds
+        self._fold_key: list = [None] * n_folds
 
-    warm_state_attrs = Criterion.warm_state_attrs + ("_fold_prev",)
+    warm_state_attrs = Criterion.warm_state_attrs + ("_fold_prev", "_fold_key")
 
     def _fold(self, k, C, kernel):
         """(errors, SMO iterations, hinge loss) of fold k: train on its training part
@@ -92,14 +93,19 @@ class CrossValidationError(_ReferenceCriterion):
         Xtr, ytr = self.X[tr], self.y[tr]
         wtr = None if self.weights is None else self.weights[tr]
         prev = self._fold_prev[k]
-        alpha0 = None
+        alpha0 = warm_from = None
+        key = _kernel_key(kernel)
         if self.warm_start and prev is not None:
-            alpha0 = warm_start_alpha(prev.alpha, ytr, prev.C, C, self.loss, wtr)
+            if self._fold_key[k] == key:   # only C changed: reuse the gradient (no kernel value)
+                warm_from = prev
+            else:
+                alpha0 = warm_start_alpha(prev.alpha, ytr, prev.C, C, self.loss, wtr)
         sol = solve_svm_dual(Xtr, ytr, kernel, C, loss=self.loss, tol=self.tol, alpha0=alpha0,
-                             cache_size=self.cache_size, check_input=False,
+                             warm_from=warm_from, cache_size=self.cache_size, check_input=False,
                              max_iter=self.max_iter, weights=wtr)
         self.note_solution(sol, f"SVM dual of fold {k}")
         self._fold_prev[k] = sol
+        self._fold_key[k] = key
         f = decision_function(Xtr, ytr, sol.alpha, sol.b, kernel, self.X[te])
         margin = self.y[te] * f
         hinge = np.maximum(0.0, 1.0 - margin)
