@@ -314,9 +314,6 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
         if not crit_cls.differentiable:
             raise ValueError(f"criterion {self.criterion!r} is not differentiable; the "
                              "scaling factors need a gradient (use 'rm-l2' or 'span')")
-        if self.C is not None and not isinstance(self.C, str) and not np.isfinite(self.C):
-            raise ValueError(f"C must be 'auto', None (tuned) or a finite number > 0, got "
-                             f"{self.C!r}")
         if isinstance(self.bounds, str):     # 'auto'
             b = np.array([-5.0, 10.0])
         else:
@@ -333,8 +330,6 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
             raise ValueError(f"log_C_bounds must be (lower, upper) with lower < upper, got "
                              f"{self.log_C_bounds!r}")
         self._log_C_box = (float(cb[0]), float(cb[1]))
-        if not np.isfinite(self.tol):
-            raise ValueError(f"tol must be a finite number > 0, got {self.tol!r}")
         return crit_cls, b
 
     def _make_kernel(self, d: int):
