@@ -265,7 +265,13 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
     ----------
     classes_, best_params_ (C, gamma, sigma2 / degree, coef0 …), best_theta_, best_value_,
     search_ (the search result with its path), n_trainings_ (SVM solves, final training
-    included), support_, support_vectors_, dual_coef_ (α_i y_i), intercept_, alpha_,
+    included), n_iter_ (the number of criterion EVALUATIONS the search made, ``search_.nfev``
+    — not its iterations ``search_.nit``, which can be 0 when the start already meets the stop
+    rule; with criterion='auto' the evaluations of both bound searches plus the CV-scored
+    candidates; grid: the grid points; per-pair multi-class: the sum over the pairs),
+    n_features_in_, feature_names_in_ (only when fitted on a DataFrame with string column
+    names; predicting on a frame whose columns differ or are reordered is a ValueError, as
+    for SVC), support_, support_vectors_, dual_coef_ (α_i y_i), intercept_, alpha_,
     n_support_, kernel_, class_weight_ (the weight of each class in ``classes_``). Three or
     more classes: SVC's layout — ``dual_coef_`` (k − 1, n_SV),
     one ``intercept_`` per pair, ``n_support_`` per class — and ``pair_models_`` (per pair:

@@ -256,8 +256,9 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
         ``transform_working(X)``); criterion_value_ : final value of the criterion
     history_ : list of dicts, one per round: n_features, features (working indices), theta,
         value, C, scaling_factors, nfev, nit, message, removed, time_s
+    classes_ : the class labels (two, or three and more: summed one-vs-one criteria)
     components_ (pca only), mean_, scale_, base_scale_ (√d₀), n_features_in_,
-        n_evaluations_ (criterion evaluations = SVM trainings), n_iter_ (search iterations,
+        feature_names_in_ (fitted on a DataFrame with string column names), n_evaluations_ (criterion evaluations = SVM trainings), n_iter_ (search iterations,
         all rounds), n_rounds_
     """
 

@@ -433,7 +433,7 @@ def test_scaling_selector_in_pipeline_and_pca():
 
 @pytest.mark.parametrize("params, match", [
     (dict(kernel="sigmoid"), "kernel"), (dict(space="ica"), "space"), (dict(step=0), "step"),
-    (dict(step=1.5), "step"), (dict(C=-1.0), "C must"), (dict(criterion="sv-count"),
+    (dict(step=1.5), "step"), (dict(C=-1.0), "'C' parameter"), (dict(criterion="sv-count"),
                                                          "not differentiable"),
     (dict(criterion="nope"), "unknown criterion"), (dict(bounds=(1, 2)), "bounds"),
     (dict(n_features_to_select=0), "n_features_to_select"), (dict(search="cg"), "search"),
