@@ -37,7 +37,8 @@ def check_X(X, name: str = "X") -> np.ndarray:
 
     Checks, as scikit-learn's ``check_array`` does, each a ValueError naming ``name``: complex
     values ("Complex data not supported", never a silently dropped imaginary part), strings or
-    other non-numeric entries, a number of dimensions other than 2, no samples or no features,
+    other non-numeric entries (a TypeError, as ``check_array``, for an entry such as a dict that
+    is neither a number nor a string), a number of dimensions other than 2, no samples or no features,
     NaN or infinity (with the first position). Sparse input is made dense.
     """
     if hasattr(X, "toarray"):  # scipy sparse (e.g. from load_svmlight_file)
@@ -56,17 +57,22 @@ def check_X(X, name: str = "X") -> np.ndarray:
                          "bytes); convert it to numbers first")
     try:
         X = np.asarray(raw, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
+    except TypeError as exc:   # e.g. a dict in an object array (TypeError, as check_array)
+        raise TypeError(f"{name} must be numeric: {exc}") from None
+    except ValueError as exc:
         raise ValueError(f"{name} must be numeric: {exc}") from None
     if X.ndim == 1:
         raise ValueError(f"{name} must be 2-D (n_samples, n_features); got a 1-D array of length "
-                         f"{X.shape[0]} (use X.reshape(-1, 1) for a single feature)")
+                         f"{X.shape[0]}. Reshape your data: {name}.reshape(-1, 1) for a single "
+                         f"feature, {name}.reshape(1, -1) for a single sample")
     if X.ndim != 2:
         raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {X.shape}")
     if X.shape[0] == 0:
-        raise ValueError(f"{name} is empty: 0 samples")
+        raise ValueError(f"{name} is empty: 0 samples (found array with 0 sample(s) "
+                         f"(shape={X.shape}) while a minimum of 1 is required)")
     if X.shape[1] == 0:
-        raise ValueError(f"{name} has 0 features")
+        raise ValueError(f"{name} has 0 features: found array with 0 feature(s) "
+                         f"(shape={X.shape}) while a minimum of 1 is required.")
     if not np.all(np.isfinite(X)):
         bad = np.argwhere(~np.isfinite(X))[0]
         raise ValueError(f"{name} contains NaN or infinity (first at row {bad[0]}, column {bad[1]})")
@@ -168,16 +174,28 @@ def check_pm1(y, n_samples: int) -> np.ndarray:
     return np.ascontiguousarray(y)
 
 
-def check_class_y(y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
+def check_class_y(y, n_samples: int, warn: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Encode class labels — any values (numbers, strings), two or more classes — as indices.
 
     Returns (y_idx, classes): ``classes`` sorted as numpy sorts them (as scikit-learn's
     ``classes_``), ``y_idx`` the int index of each label in it. A single class, mixed label
     types, and more than two non-integer float values (a regression target, "continuous") are
-    ValueErrors. For two classes ``check_binary_y`` gives the ±1 labels of the binary path.
+    ValueErrors, and so is y=None ("requires y"). ``warn``: a column vector y of shape (n, 1)
+    gives scikit-learn's ``DataConversionWarning`` (as ``column_or_1d(y, warn=True)``). For two
+    classes ``check_binary_y`` gives the ±1 labels of the binary path.
     """
+    if y is None:
+        raise ValueError("this estimator requires y to be passed, but the target y is None")
     y = np.asarray(y)
     if y.ndim != 1:
+        if warn and y.ndim == 2 and y.shape[1] == 1:
+            import warnings
+
+            from sklearn.exceptions import DataConversionWarning
+
+            warnings.warn("A column-vector y was passed when a 1d array was expected. Please "
+                          "change the shape of y to (n_samples,), for example using ravel().",
+                          DataConversionWarning, stacklevel=3)
         y = y.ravel() if y.ndim == 2 and 1 in y.shape else y
         if y.ndim != 1:
             raise ValueError(f"y must be 1-D, got shape {np.shape(y)}")

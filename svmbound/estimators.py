@@ -9,12 +9,15 @@ and (4) trains the final SVM of that loss at the chosen point.
 
 from __future__ import annotations
 
+import os
 import time
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import _check_feature_names, _check_n_features, check_is_fitted
 
 from ._validation import (check_binary_y, check_class_y, check_degree, check_X, data_scale,
                           warn_if_degenerate)
@@ -23,7 +26,6 @@ from .exceptions import SearchWarning
 from .kernels import KERNELS, make_kernel
 from .checks import ModelWarning, is_severe, model_problems
 from .solvers import DEFAULT_CACHE_MB, decision_function, solve_svm_dual, warm_start_alpha
-from .solvers.svm import check_loss
 
 SEARCHES = ("bfgs", "lbfgsb", "projected-gradient", "grid", "annealing", "convex")
 GRADIENT_SEARCHES = ("bfgs", "lbfgsb", "projected-gradient")
@@ -73,18 +75,6 @@ def base_kernel(name: str, degree: int = 3, coef0: float = 1.0, n_features: int 
     if name == "poly":
         return make_kernel("poly", degree=degree, coef0=coef0)
     return make_kernel(name)
-
-
-def check_kernel_name(name) -> str:
-    if name not in ESTIMATOR_KERNELS:
-        raise ValueError(f"unknown kernel {name!r}; valid kernels: {', '.join(ESTIMATOR_KERNELS)}")
-    return name
-
-
-def check_search(name: str) -> str:
-    if name not in SEARCHES:
-        raise ValueError(f"unknown search {name!r}; valid searches: {', '.join(SEARCHES)}")
-    return name
 
 
 def split_degree(degree, kernel: str, search: str):
@@ -275,12 +265,54 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
     ----------
     classes_, best_params_ (C, gamma, sigma2 / degree, coef0 …), best_theta_, best_value_,
     search_ (the search result with its path), n_trainings_ (SVM solves, final training
-    included), support_, support_vectors_, dual_coef_ (α_i y_i), intercept_, alpha_,
+    included), n_iter_ (the number of criterion EVALUATIONS the search made, ``search_.nfev``
+    — not its iterations ``search_.nit``, which can be 0 when the start already meets the stop
+    rule; with criterion='auto' the evaluations of both bound searches plus the CV-scored
+    candidates; grid: the grid points; per-pair multi-class: the sum over the pairs),
+    n_features_in_, feature_names_in_ (only when fitted on a DataFrame with string column
+    names; predicting on a frame whose columns differ or are reordered is a ValueError, as
+    for SVC), support_, support_vectors_, dual_coef_ (α_i y_i), intercept_, alpha_,
     n_support_, kernel_, class_weight_ (the weight of each class in ``classes_``). Three or
     more classes: SVC's layout — ``dual_coef_`` (k − 1, n_SV),
     one ``intercept_`` per pair, ``n_support_`` per class — and ``pair_models_`` (per pair:
     classes, C, kernel, θ, support rows, α·y, b); no ``alpha_`` (see ``svmbound.multiclass``).
     """
+
+    #: scikit-learn's parameter validation (``sklearn.utils._param_validation``), run at the
+    #: start of ``fit`` (and of ``make_criterion``): a wrong type or value is an
+    #: ``InvalidParameterError`` (a ValueError) naming the parameter, what it accepts and what
+    #: it got. What depends on several parameters or on the data (a criterion for the loss,
+    #: a degree range only with annealing, start inside bounds, groups per feature) is checked
+    #: by ``_validate`` and ``fit`` after it.
+    _parameter_constraints: dict = {
+        "loss": [StrOptions({"l1", "l2"})],
+        "criterion": [str],
+        "kernel": [StrOptions(set(ESTIMATOR_KERNELS))],
+        "search": [StrOptions(set(SEARCHES))],
+        "start": ["array-like", None],
+        "bounds": ["array-like", None],
+        "grid": [dict, None],
+        "degree": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}),
+                   "array-like"],
+        "coef0": [Interval(Real, 0, None, closed="left")],
+        "groups": ["array-like", None],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_epochs": [Interval(Integral, 1, None, closed="left")],
+        "gtol": [Interval(Real, 0, None, closed="left")],
+        "n_folds": [Interval(Integral, 2, None, closed="left")],
+        "cache_size": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+        "progress": ["boolean", Integral],
+        "log_file": [str, os.PathLike, None],
+        "resume": ["boolean"],
+        "criterion_params": [dict, None],
+        "n_jobs": [Integral, None],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "decision_function_shape": [StrOptions({"ovr", "ovo"})],
+        "multiclass_theta": [StrOptions({"shared", "per-pair"})],
+    }
 
     def __init__(self, loss="l2", criterion="auto", kernel="rbf", search="bfgs",
                  start=None, bounds=None, grid=None, degree=3, coef0=1.0, groups=None, tol=1e-6,
@@ -328,12 +360,9 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         return "radius-margin" if self.criterion == "auto" else self.criterion
 
     def _validate(self):
-        from .multiclass import check_multiclass_params
-
-        check_loss(self.loss)
-        check_kernel_name(self.kernel)
-        check_multiclass_params(self.decision_function_shape, self.multiclass_theta)
-        check_search(self.search)
+        """Parameters: scikit-learn's ``_parameter_constraints``, then what depends on several
+        of them; returns the criterion class."""
+        self._validate_params()
         split_degree(self.degree, self.kernel, self.search)
         cls = criterion_class(self._criterion_name(), self.loss)
         if self.search in GRADIENT_SEARCHES and not cls.differentiable:
@@ -343,9 +372,6 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         if self.search == "convex" and self.loss != "l2":
             raise ValueError("search='convex' (De Bie et al.) tunes C of the L2-SVM only; "
                              "use loss='l2'")
-        if isinstance(self.n_folds, bool) or not isinstance(self.n_folds, (int, np.integer)) \
-                or self.n_folds < 2:
-            raise ValueError(f"n_folds must be an integer >= 2, got {self.n_folds!r}")
         if self._uses_auto() and self.criterion_params:
             raise ValueError("criterion_params apply to one named criterion; criterion='auto' "
                              "runs several (its CV folds are set by n_folds)")
@@ -382,11 +408,6 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         return [grid_axis(spec.get(p, (lo, hi, 1.0)), f"grid[{p!r}]")
                 for p, lo, hi in zip(param_names, lower, upper)]
 
-    def _check_max(self, value, name):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
-        return int(value)
-
     def _run_search(self, crit, X, y_pm, lower, upper, x0, callback):
         """Minimise the criterion with the chosen search; returns (result, θ)."""
         from .search import (minimize_annealing, minimize_grid, minimize_grid_1d, minimize_lbfgsb,
@@ -409,8 +430,8 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                     start = np.append(start, crit.kernel.degree)
             space = SearchSpace.from_bounds(box)
             obj = criterion_objective(crit, space)
-            result = minimize_annealing(obj, space, max_epochs=self._check_max(
-                self.max_epochs, "max_epochs"), random_state=self.random_state, x0=start,
+            result = minimize_annealing(obj, space, max_epochs=int(
+                self.max_epochs), random_state=self.random_state, x0=start,
                 callback=callback)
             return result, obj.apply(result.x)
         if search == "convex":
@@ -432,7 +453,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         the projected gradient is below ``gtol`` (default ``self.gtol``) times |f(x0)|."""
         from .search import minimize_lbfgsb, minimize_projected_bfgs, minimize_projected_gradient
 
-        max_iter = self._check_max(self.max_iter, "max_iter")
+        max_iter = int(self.max_iter)
         gtol_rel = self.gtol if gtol is None else gtol
         if self.search == "bfgs":
             return minimize_projected_bfgs(fun, grad, x0, lower, upper, max_iter=max_iter,
@@ -492,6 +513,10 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         if w is None or np.all(w > 0):
             return w, None
         kept = np.flatnonzero(w > 0)
+        if kept.size == 0:
+            raise ValueError("every sample has weight zero (weights are class_weight x "
+                             "sample_weight): the weights must contain at least one non-zero "
+                             "number")
         if np.unique(y_pm[kept]).size < 2:
             raise ValueError("every sample of weight > 0 belongs to the same class (weights are "
                              "class_weight x sample_weight); an SVM needs two classes")
@@ -511,10 +536,24 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         with threadpool_limits(limits=1, user_api="blas"):
             return self._fit(X, y, sample_weight)
 
+    def _check_input(self, X, reset: bool):
+        """X as a float64 array (``check_X``'s messages), with scikit-learn's bookkeeping of
+        the input: ``feature_names_in_`` (set by fit from a DataFrame's string column names;
+        at prediction a frame with other or reordered columns is a ValueError, as for SVC) and
+        ``n_features_in_`` (at prediction a different number of features is a ValueError)."""
+        _check_feature_names(self, X, reset=reset)
+        X = check_X(X)
+        _check_n_features(self, X, reset=reset)
+        return X
+
     def _fit(self, X, y, sample_weight=None):
         t0 = time.perf_counter()
-        X = check_X(X)
-        y_idx, classes = check_class_y(y, X.shape[0])
+        self._validate_params()
+        X = self._check_input(X, reset=True)
+        if X.shape[0] < 2:
+            raise ValueError(f"X has 1 sample (n_samples = 1); an SVM needs at least 2 samples, "
+                             "one of each class")
+        y_idx, classes = check_class_y(y, X.shape[0], warn=True)
         if classes.size > 2:   # one-vs-one: svmbound.multiclass
             from .multiclass import fit_multiclass
 
@@ -522,9 +561,10 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                 raise ValueError("class_weight and sample_weight are supported for two classes "
                                  f"only so far; y has {classes.size} classes")
 
-            return fit_multiclass(self, X, y_idx, classes, t0)
+            fit_multiclass(self, X, y_idx, classes, t0)
+            self.n_iter_ = int(self.search_.nfev)
+            return self
         y_pm, self.classes_ = check_binary_y(y, X.shape[0])
-        self.n_features_in_ = X.shape[1]
         weights, kept = self.sample_weights(y_pm, sample_weight)
         if kept is not None:          # weight 0: dropped, as LIBSVM does
             X, y_pm = X[kept], y_pm[kept]
@@ -617,6 +657,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         if problems:
             warnings.warn("svmbound: " + "; ".join(problems), ModelWarning, stacklevel=2)
         self.search_ = result
+        self.n_iter_ = int(result.nfev)
         self.n_trainings_ = n_search + 1
         C = float(np.exp(theta[0]))
         kernel = kernel0.with_theta(theta[1:]) if theta.size > 1 else kernel0
@@ -739,10 +780,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
             from .multiclass import decision_function
 
             return decision_function(self, X)
-        X = check_X(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but BoundSVC was fitted with "
-                             f"{self.n_features_in_}")
+        X = self._check_input(X, reset=False)
         if self.support_.size == 0:
             return np.full(X.shape[0], self.intercept_[0])
         return (self.kernel_.block_dot(X, self.support_vectors_, self.dual_coef_[0])
@@ -757,6 +795,11 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
 
             return predict(self, X)
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True     # accepted, and made dense (``check_X``)
+        return tags
 
     # -- criterion parameters, export ------------------------------------------------------
     def _criterion_params(self, cls) -> dict:

@@ -47,7 +47,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_X
 from .checks import ModelWarning, is_severe, model_problems
 from .criteria.pairs import _parallel, pairwise_criterion
 from .kernels import Kernel, _row_blocks
@@ -55,7 +54,7 @@ from .ovo import class_pairs, ovr_decision, pair_subsets, vote
 from .solvers import solve_svm_dual, warm_start_alpha
 
 __all__ = ["MULTICLASS_THETA", "DECISION_FUNCTION_SHAPES", "PairModel", "fit_multiclass",
-           "decision_function", "predict", "ovo_decision_values", "check_multiclass_params",
+           "decision_function", "predict", "ovo_decision_values",
            "train_pairs"]
 
 MULTICLASS_THETA = ("shared", "per-pair")
@@ -86,15 +85,6 @@ def _label(v) -> str:
     return str(v.item() if isinstance(v, np.generic) else v)
 
 
-def check_multiclass_params(decision_function_shape, multiclass_theta) -> None:
-    if decision_function_shape not in DECISION_FUNCTION_SHAPES:
-        raise ValueError(f"decision_function_shape must be 'ovr' or 'ovo', got "
-                         f"{decision_function_shape!r}")
-    if multiclass_theta not in MULTICLASS_THETA:
-        raise ValueError(f"multiclass_theta must be 'shared' or 'per-pair', got "
-                         f"{multiclass_theta!r}")
-
-
 # -------------------------------------------------------------------------------------------
 # fitting
 # -------------------------------------------------------------------------------------------
@@ -102,9 +92,7 @@ def fit_multiclass(est, X, y_idx, classes, t0=None):
     """Fit ``est`` (a BoundSVC) on k ≥ 3 classes; ``y_idx`` the class indices into ``classes``
     (``_validation.check_class_y``). Returns ``est``."""
     t0 = time.perf_counter() if t0 is None else t0
-    check_multiclass_params(est.decision_function_shape, est.multiclass_theta)
     est.classes_ = np.asarray(classes)
-    est.n_features_in_ = X.shape[1]
     est._validate()
     from threadpoolctl import threadpool_limits
 
@@ -422,16 +410,11 @@ def _checked_X(est, X):
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(est, "dual_coef_")
-    X = check_X(X)
-    if X.shape[1] != est.n_features_in_:
-        raise ValueError(f"X has {X.shape[1]} features, but BoundSVC was fitted with "
-                         f"{est.n_features_in_}")
-    return X
+    return est._check_input(X, reset=False)
 
 
 def decision_function(est, X) -> np.ndarray:
     """'ovo': (n, k(k−1)/2) pair values; 'ovr': (n, k), scikit-learn's transformation."""
-    check_multiclass_params(est.decision_function_shape, est.multiclass_theta)
     dec = ovo_decision_values(est, _checked_X(est, X))
     if est.decision_function_shape == "ovo":
         return dec

@@ -34,14 +34,16 @@ from __future__ import annotations
 import math
 import numbers
 import time
+from numbers import Integral, Real
 
 import numpy as np
 from scipy import stats
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import check_binary_y
+from ._validation import check_binary_y, check_class_y
 from .criteria import criterion_class
 from .kernels_ard import ARDRBFKernel, ScaledPolynomialKernel
 from .search.gradient import minimize_lbfgsb, minimize_projected_gradient
@@ -183,6 +185,16 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
     """Feature selection by minimising a leave-one-out bound over one scaling factor per feature
     (Chapelle et al. 2002 §8, steps 1–6; see the module docstring).
 
+    Three or more classes: the criterion minimised is the SUM of the binary criterion over the
+    k(k−1)/2 one-vs-one class pairs, all at the same θ (one C and one set of scaling factors,
+    so one feature subset for every class) — ``svmbound.criteria.pairs.PairwiseSum``, the
+    objective of ``BoundSVC``'s shared one-vs-one θ. Why one-vs-one and not one-vs-rest: the
+    summed pair bounds bound the leave-one-out error of the one-vs-one voting machine (a point
+    misclassified by voting is misclassified by at least one of its pair machines), the
+    machine ``BoundSVC`` and SVC train on the selected features; one-vs-rest problems are
+    unbalanced (one class against k − 1) and their sum bounds no such voting error. Two
+    classes: the binary criterion, unchanged.
+
     Parameters
     ----------
     n_features_to_select : int, fraction in (0, 1), or None (half of the working dimensions)
@@ -244,10 +256,35 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
         ``transform_working(X)``); criterion_value_ : final value of the criterion
     history_ : list of dicts, one per round: n_features, features (working indices), theta,
         value, C, scaling_factors, nfev, nit, message, removed, time_s
+    classes_ : the class labels (two, or three and more: summed one-vs-one criteria)
     components_ (pca only), mean_, scale_, base_scale_ (√d₀), n_features_in_,
-        n_evaluations_ (criterion evaluations = SVM trainings), n_iter_ (search iterations,
+        feature_names_in_ (fitted on a DataFrame with string column names), n_evaluations_ (criterion evaluations = SVM trainings), n_iter_ (search iterations,
         all rounds), n_rounds_
     """
+
+    #: scikit-learn's parameter validation, run at the start of ``fit``: a wrong type or value
+    #: is an ``InvalidParameterError`` (a ValueError) naming the parameter; ``_check_params``
+    #: then checks what one constraint cannot say (a differentiable criterion, the boxes).
+    _parameter_constraints: dict = {
+        "n_features_to_select": [Interval(Integral, 1, None, closed="left"),
+                                 Interval(Real, 0, 1, closed="neither"), None],
+        "criterion": [str],
+        "kernel": [StrOptions(set(KERNELS))],
+        "degree": [Interval(Integral, 1, None, closed="left")],
+        "space": [StrOptions(set(SPACES))],
+        "step": [Interval(Integral, 1, None, closed="left"),
+                 Interval(Real, 0, 1, closed="neither")],
+        "C": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither"), None],
+        "standardize": ["boolean"],
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "search": [StrOptions(set(SEARCHES))],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "bounds": [StrOptions({"auto"}), "array-like"],
+        "log_C_bounds": ["array-like", None],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
 
     def __init__(self, n_features_to_select=None, *, criterion="rm-l2", kernel="rbf",
                  degree=2, space="input", step=0.5, C="auto", standardize=True, n_components=None,
@@ -273,30 +310,12 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
 
     # -- checks -----------------------------------------------------------------------------
     def _check_params(self):
-        if self.kernel not in KERNELS:
-            raise ValueError(f"unknown kernel {self.kernel!r}; valid kernels: {', '.join(KERNELS)}")
-        if self.space not in SPACES:
-            raise ValueError(f"unknown space {self.space!r}; valid spaces: {', '.join(SPACES)}")
-        if self.search not in SEARCHES:
-            raise ValueError(f"unknown search {self.search!r}; valid searches: "
-                             f"{', '.join(SEARCHES)}")
+        self._validate_params()
         crit_cls = criterion_class(self.criterion)
         if not crit_cls.differentiable:
             raise ValueError(f"criterion {self.criterion!r} is not differentiable; the "
                              "scaling factors need a gradient (use 'rm-l2' or 'span')")
-        step = self.step
-        if isinstance(step, bool) or not isinstance(step, numbers.Real) or not (
-                (isinstance(step, numbers.Integral) and step >= 1) or 0 < step < 1):
-            raise ValueError(f"step must be an int >= 1 or a float in (0, 1), got {step!r}")
-        if self.C is not None and not (isinstance(self.C, str) and self.C == "auto"):
-            if isinstance(self.C, str):
-                raise ValueError(f"C must be 'auto', None (tuned) or a number > 0, got {self.C!r}")
-            C = float(self.C)
-            if not np.isfinite(C) or C <= 0:
-                raise ValueError(f"C must be None (tuned) or a finite number > 0, got {self.C!r}")
-        if isinstance(self.bounds, str):
-            if self.bounds != "auto":
-                raise ValueError(f"bounds must be 'auto' or (lower, upper), got {self.bounds!r}")
+        if isinstance(self.bounds, str):     # 'auto'
             b = np.array([-5.0, 10.0])
         else:
             try:
@@ -312,11 +331,6 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
             raise ValueError(f"log_C_bounds must be (lower, upper) with lower < upper, got "
                              f"{self.log_C_bounds!r}")
         self._log_C_box = (float(cb[0]), float(cb[1]))
-        if isinstance(self.max_iter, bool) or int(self.max_iter) != self.max_iter or self.max_iter < 1:
-            raise ValueError(f"max_iter must be an integer >= 1, got {self.max_iter!r}")
-        tol = float(self.tol)
-        if not np.isfinite(tol) or tol <= 0:
-            raise ValueError(f"tol must be a finite number > 0, got {self.tol!r}")
         return crit_cls, b
 
     def _make_kernel(self, d: int):
@@ -375,7 +389,20 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
     def fit(self, X, y):
         crit_cls, (lo, hi) = self._check_params()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
-        y_pm, self.classes_ = check_binary_y(y, X.shape[0])
+        y_idx, classes = check_class_y(y, X.shape[0])
+        if classes.size == 2:
+            y_pm, self.classes_ = check_binary_y(y, X.shape[0])
+
+            def make_crit(Zs, kernel):
+                return crit_cls(Zs, y_pm, kernel, tol=float(self.tol))
+        else:   # one-vs-one pairs, their criteria summed at one θ (class docstring)
+            from .criteria.pairs import pairwise_criterion
+
+            self.classes_ = classes
+
+            def make_crit(Zs, kernel):
+                return pairwise_criterion(crit_cls.name, Zs, y_idx, kernel,
+                                          n_classes=classes.size, tol=float(self.tol))
         Z = self._fit_space(X)
         D = Z.shape[1]
         k = _n_to_select(self.n_features_to_select, D)
@@ -402,7 +429,7 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
         while True:
             t0 = time.perf_counter()
             kernel = self._make_kernel(active.size)
-            crit = crit_cls(Z[:, active], y_pm, kernel, tol=float(self.tol))
+            crit = make_crit(Z[:, active], kernel)
             x0 = np.concatenate([[log_C], theta[active]]) if tune_C else theta[active].copy()
 
             if tune_C:

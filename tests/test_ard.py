@@ -433,7 +433,7 @@ def test_scaling_selector_in_pipeline_and_pca():
 
 @pytest.mark.parametrize("params, match", [
     (dict(kernel="sigmoid"), "kernel"), (dict(space="ica"), "space"), (dict(step=0), "step"),
-    (dict(step=1.5), "step"), (dict(C=-1.0), "C must"), (dict(criterion="sv-count"),
+    (dict(step=1.5), "step"), (dict(C=-1.0), "'C' parameter"), (dict(criterion="sv-count"),
                                                          "not differentiable"),
     (dict(criterion="nope"), "unknown criterion"), (dict(bounds=(1, 2)), "bounds"),
     (dict(n_features_to_select=0), "n_features_to_select"), (dict(search="cg"), "search"),
@@ -458,7 +458,7 @@ def test_scaling_selector_auto_box_lets_a_linear_factor_pass_the_fixed_box():
     assert auto.scaling_factors_.max() <= np.exp((5 + np.log(D)) / 2) * (1 + 1e-9)
     fixed = ScalingSelector(2, kernel="linear", bounds=(-5.0, 10.0)).fit(X, y)
     assert fixed.scaling_factors_.max() <= np.exp(2.5) * (1 + 1e-9)
-    with pytest.raises(ValueError, match="bounds must be 'auto' or"):
+    with pytest.raises(ValueError, match="'bounds' parameter of ScalingSelector must be a str among {'auto'} or an array-like"):
         ScalingSelector(2, bounds="wide").fit(X, y)
 
 

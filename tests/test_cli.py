@@ -55,8 +55,8 @@ def test_tune_summary_and_plot(files, capsys, tmp_path):
 @pytest.mark.parametrize("args, match", [
     (["--start", "12", "0"], "outside the box"),
     (["--criterion", "nope"], "unknown criterion 'nope'"),
-    (["--kernel", "nope"], "unknown kernel 'nope'"),
-    (["--search", "nope"], "unknown search 'nope'"),
+    (["--kernel", "nope"], "'kernel' parameter of BoundSVC must be a str among"),
+    (["--search", "nope"], "'search' parameter of BoundSVC must be a str among"),
     (["--kernel", "poly", "--degree", "1", "4"], "needs search='annealing'"),
     (["--degree", "1", "2", "3"], "--degree takes one degree or a range LOW HIGH"),
     (["--kernel", "ard", "--plot", "x.png"], "the ard kernel has one per feature"),

@@ -90,18 +90,20 @@ def test_l1_no_bounded_sv_rule_keeps_the_model():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(loss="l3"), "unknown loss 'l3'; valid losses: l1, l2"),
+    (dict(loss="l3"), "The 'loss' parameter of BoundSVC must be a str among .*'l1'.* Got 'l3'"),
     (dict(kernel="sigmoid"),
-     "unknown kernel 'sigmoid'; valid kernels: linear, poly, rbf, ard, ard-poly"),
-    (dict(search="random"), "unknown search 'random'; valid searches: bfgs, lbfgsb, "
-                            "projected-gradient, grid, annealing, convex"),
+     "The 'kernel' parameter of BoundSVC must be a str among .*'ard-poly'.* Got 'sigmoid'"),
+    (dict(search="random"), "The 'search' parameter of BoundSVC must be a str among "
+                            ".*'projected-gradient'.* Got 'random'"),
     (dict(kernel="poly", degree=(1, 5)), "a degree range .* needs search='annealing'"),
     (dict(kernel="rbf", degree=(1, 5), search="annealing"),
      "a degree range is searched only with kernel='poly'"),
     (dict(kernel="poly", degree=(5, 2), search="annealing"), "low 5 must be < high 2"),
     (dict(kernel="poly", degree=(1, 30), search="annealing"), "outside 1..20"),
-    (dict(degree="many"), "degree must be an int, a \\(low, high\\) pair or 'auto'"),
-    (dict(search="annealing", max_epochs=0), "max_epochs must be an integer >= 1"),
+    (dict(degree="many"), r"The 'degree' parameter of BoundSVC must be an int in the range "
+                          r"\[1, inf\), a str among {'auto'} or an array-like. Got 'many'"),
+    (dict(search="annealing", max_epochs=0),
+     r"'max_epochs' parameter of BoundSVC must be an int in the range \[1, inf\)"),
     (dict(search="convex", loss="l1"), "tunes C of the L2-SVM only"),
     (dict(search="lbfgsb", loss="l1", criterion="l1bound2"),
      "search='lbfgsb' cannot minimise it"),
@@ -131,7 +133,7 @@ def test_bad_data_raise(cancer):
     with pytest.raises(ValueError, match="NaN or infinity"):
         BoundSVC().fit(Xn, y)
     clf = BoundSVC(max_iter=2).fit(X, y)
-    with pytest.raises(ValueError, match="X has 5 features, but BoundSVC was fitted with 30"):
+    with pytest.raises(ValueError, match="X has 5 features, but BoundSVC is expecting 30 features as input"):
         clf.predict(Xt[:, :5])
 
 

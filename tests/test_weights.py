@@ -292,7 +292,7 @@ def test_bad_sample_weights_raise_clear_errors(data, sample_weight, match):
 
 
 @pytest.mark.parametrize("class_weight, match", [
-    ("heavy", "class_weight must be None, 'balanced' or a dict"),
+    ("heavy", "'class_weight' parameter of BoundSVC must be an instance of 'dict', a str among"),
     ({0: -1.0, 1: 1.0}, "finite numbers >= 0"),
     ({0: np.nan, 1: 1.0}, "finite numbers >= 0"),
     ({7: 2.0}, "not in class_weight|not in classes|7"),
