@@ -175,3 +175,55 @@ def test_ard_kernel_and_selectors_refuse_sparse_clearly(data):
 
     with pytest.raises(ValueError, match="ScalingSelector .* does not support sparse X"):
         ScalingSelector().fit(X, y)
+
+
+# ---------------------------------------------------------------------------------------------
+# LIBSVM files and the CLI
+
+
+@pytest.fixture()
+def libsvm_files(tmp_path, data):
+    from sklearn.datasets import dump_svmlight_file
+
+    X, _, y, Z, _ = data
+    dump_svmlight_file(X, y, str(tmp_path / "train.txt"), zero_based=False)
+    dump_svmlight_file(Z, np.where(np.arange(30) % 2, 1.0, -1.0), str(tmp_path / "test.txt"),
+                       zero_based=False)
+    return tmp_path
+
+
+def test_load_libsvm_sparse_keeps_csr_and_the_checks(libsvm_files, data, tmp_path):
+    from svmbound.datasets import load_libsvm, load_libsvm_files
+
+    X, Xd, y, _, _ = data
+    S, ys = load_libsvm(libsvm_files / "train.txt", n_features=40, sparse=True)
+    assert S.format == "csr" and S.dtype == np.float64
+    np.testing.assert_allclose(S.toarray(), Xd, rtol=1e-15)   # %.17g round trip
+    np.testing.assert_array_equal(ys, y)
+    parts, info = load_libsvm_files([libsvm_files / "train.txt"], return_info=True,
+                                    sparse="auto")
+    assert info["sparse"] is False          # 15 % non-zeros: dense under "auto"
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1 1:0.5 3:1\n-1 2000000000:1\n")
+    with pytest.raises(ValueError, match="line 2: feature index 2000000000 would make"):
+        load_libsvm(bad, sparse=True)
+    with pytest.raises(ValueError, match="exceeds n_features=2"):
+        load_libsvm(bad, n_features=2, sparse=True)
+
+
+def test_cli_tune_sparse_equals_dense(libsvm_files, capsys):
+    import json
+
+    from svmbound.cli import main
+
+    results = []
+    for mode in ("yes", "no"):
+        assert main(["tune", str(libsvm_files / "train.txt"), "--test",
+                     str(libsvm_files / "test.txt"), "--sparse", mode, "--json", "--quiet"]) == 0
+        results.append(json.loads(capsys.readouterr().out))
+    s, d = results
+    assert s["test_accuracy"] == d["test_accuracy"]
+    assert s["train_accuracy"] == d["train_accuracy"]
+    assert main(["tune", str(libsvm_files / "train.txt"), "--sparse", "yes", "--scale",
+                 "--quiet"]) == 2
+    assert "--scale" in capsys.readouterr().err
