@@ -382,11 +382,12 @@ def load_libsvm_files(paths, n_features=None, *, max_dense_bytes=None,
         if need > limit:
             top = int(X.indices.max())
             lineno, text = _find_line(path, lambda idx: top in idx)
-            what = (f"a dense {X.shape[0]} x {n_cols} float64 matrix" if not sparse else
-                    f"{n_cols} columns, whose column pointers alone take")
+            what = (f"a dense {X.shape[0]} x {n_cols} float64 matrix of {_bytes(need)}"
+                    if not sparse else f"a sparse matrix of {n_cols} columns, whose column "
+                    f"pointers alone take {_bytes(need)}")
             raise ValueError(
-                f"{path}, line {lineno}: feature index {top} would make {what} of "
-                f"{_bytes(need)} (limit {_bytes(limit)}) — is the index a typo? ({text!r})")
+                f"{path}, line {lineno}: feature index {top} would make {what} (limit "
+                f"{_bytes(limit)}) — is the index a typo? ({text!r})")
     out = []
     for X, y in parts:
         X = X[:, base:] if X.shape[1] > base else X[:, :0]
