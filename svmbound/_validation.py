@@ -32,17 +32,21 @@ def check_degree(degree) -> int:
     return int(degree)
 
 
-def check_X(X, name: str = "X") -> np.ndarray:
-    """A 2-D, non-empty, finite float64 C-contiguous copy-if-needed of ``X``.
+def check_X(X, name: str = "X"):
+    """A 2-D, non-empty, finite float64 C-contiguous copy-if-needed of ``X``; scipy sparse
+    input stays sparse: a canonical float64 CSR matrix (other formats converted, sorted
+    indices; ``_sparse.check_csr``), never densified.
 
     Checks, as scikit-learn's ``check_array`` does, each a ValueError naming ``name``: complex
     values ("Complex data not supported", never a silently dropped imaginary part), strings or
     other non-numeric entries (a TypeError, as ``check_array``, for an entry such as a dict that
-    is neither a number nor a string), a number of dimensions other than 2, no samples or no features,
-    NaN or infinity (with the first position). Sparse input is made dense.
+    is neither a number nor a string), a number of dimensions other than 2, no samples or no
+    features, NaN or infinity (with the first position).
     """
-    if hasattr(X, "toarray"):  # scipy sparse (e.g. from load_svmlight_file)
-        X = X.toarray()
+    from ._sparse import check_csr, issparse
+
+    if issparse(X):  # scipy sparse (e.g. from load_svmlight_file): kept as CSR
+        return check_csr(X, name)
     try:
         raw = np.asarray(X)
     except (TypeError, ValueError) as exc:
@@ -86,7 +90,10 @@ def warn_if_degenerate(X) -> bool:
 
     from .exceptions import DataWarning
 
-    if X.shape[0] > 1 and np.all(X == X[0]):
+    from ._sparse import all_rows_equal, issparse
+
+    same = (all_rows_equal(X) if issparse(X) else bool(np.all(X == X[0])))
+    if X.shape[0] > 1 and same:
         warnings.warn(f"all {X.shape[0]} rows of X are identical: no kernel distinguishes the "
                       "samples, so the criterion is flat and the model predicts a single class",
                       DataWarning, stacklevel=3)
@@ -97,6 +104,10 @@ def warn_if_degenerate(X) -> bool:
 def data_scale(X) -> float:
     """Mean squared distance between two rows of X, 2·Σ_k Var(X_k) (O(n·d)): the scale that
     σ² of an RBF kernel has to match (σ² far below it gives K ≈ I, far above K ≈ 11ᵀ)."""
+    from ._sparse import column_variance_sum, issparse
+
+    if issparse(X):
+        return 2.0 * column_variance_sum(X)
     return float(2.0 * np.var(X, axis=0).sum())
 
 

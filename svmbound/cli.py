@@ -172,6 +172,10 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--test", help="test file in LIBSVM format")
     tune.add_argument("--scale", action="store_true",
                       help="scale features to [-1, 1] like svm-scale (fitted on train)")
+    tune.add_argument("--sparse", choices=("auto", "yes", "no"), default="auto",
+                      help="keep the data sparse (CSR, never densified): auto = when at most "
+                           "10%% of the entries are non-zero, without --scale and ARD kernels "
+                           "(default: auto)")
     _add_tune_options(tune)
     _add_weight_options(tune)
     cli_gridpy.add_options(tune)
@@ -198,10 +202,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def load_inputs(train, test=None, scale=False, n_features=None) -> dict:
-    """LIBSVM files → ``{"X", "y", "X_test", "y_test", "base"}`` (dense arrays; the test
-    entries None without ``test``; ``base``: the file's index of column 0, 1 unless the files
-    use the index 0).
+def load_inputs(train, test=None, scale=False, n_features=None, sparse=False) -> dict:
+    """LIBSVM files → ``{"X", "y", "X_test", "y_test", "base"}`` (dense arrays, or CSR
+    matrices with ``sparse`` True, or "auto" and at most 10 % non-zeros — svmbound fits CSR
+    without densifying; the test entries None without ``test``; ``base``: the file's index of
+    column 0, 1 unless the files use the index 0). ``scale`` (svm-scale to [-1, 1] maps 0 to
+    −1, which makes sparse data dense) reads dense with ``sparse="auto"`` and is a ValueError
+    with ``sparse=True``.
 
     Both files are read together (``datasets.load_libsvm_files``): one column numbering for
     both, so that a stray ``0:`` in either never shifts one file's columns against the other's.
@@ -213,7 +220,12 @@ def load_inputs(train, test=None, scale=False, n_features=None) -> dict:
     from .exceptions import DataWarning
 
     paths = [train] if test is None else [train, test]
-    parts, info = load_libsvm_files(paths, return_info=True)
+    if scale:
+        if sparse is True:
+            raise ValueError("--scale maps every 0 to -1 (svm-scale to [-1, 1]), which makes "
+                             "sparse data dense: use --sparse no with --scale, or no --scale")
+        sparse = False
+    parts, info = load_libsvm_files(paths, return_info=True, sparse=sparse)
     base = info["base"]
     n_train = info["n_columns"][0]
     if n_features is not None and n_train > n_features:
@@ -239,8 +251,22 @@ def load_inputs(train, test=None, scale=False, n_features=None) -> dict:
     return {"X": X, "y": y, "X_test": Xt, "y_test": yt, "base": base}
 
 
+def _sparse_mode(args):
+    """``--sparse`` as ``load_inputs`` takes it: auto reads dense for the ARD kernels (which
+    need dense data)."""
+    if args.sparse == "auto":
+        return False if str(getattr(args, "kernel", "")).startswith("ard") else "auto"
+    return args.sparse == "yes"
+
+
 def _fit_width(X, width: int):
     """X cut or zero-padded to ``width`` columns."""
+    from ._sparse import issparse
+
+    if issparse(X):
+        X = X[:, :width].tocsr() if X.shape[1] >= width else X.copy()
+        X.resize((X.shape[0], width))
+        return X
     if X.shape[1] >= width:
         return np.ascontiguousarray(X[:, :width])
     return np.hstack([X, np.zeros((X.shape[0], width - X.shape[1]))])
@@ -567,7 +593,8 @@ def _run_command(args) -> None:
     """Run the parsed sub-command (errors propagate to ``main``)."""
     if args.command == "tune":
         gridpy = cli_gridpy.resolve(args)
-        data = load_inputs(args.train, args.test, args.scale, args.n_features)
+        data = load_inputs(args.train, args.test, args.scale, args.n_features,
+                           sparse=_sparse_mode(args))
         X, y = data["X"], data["y"]
         cli_gridpy.apply(gridpy, args, X, y)
         report = run_tune(args, X, y, data["X_test"], data["y_test"])

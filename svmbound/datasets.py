@@ -311,7 +311,7 @@ def _read_sparse(path: Path):
 
 
 def load_libsvm_files(paths, n_features=None, *, max_dense_bytes=None,
-                      return_info: bool = False):
+                      return_info: bool = False, sparse=False):
     """Read several LIBSVM/SVMlight files (plain, .bz2, .gz or .xz) with one column numbering:
     ``[X_0, y_0, X_1, y_1, …]`` (dense float64 arrays with the same number of columns, labels
     as written), and with ``return_info`` also a dict: ``base``, the feature index of column 0
@@ -334,7 +334,16 @@ def load_libsvm_files(paths, n_features=None, *, max_dense_bytes=None,
     make numpy allocate terabytes) — checked on the sparse data, before anything dense is
     built. A missing file raises ``FileNotFoundError``, an unreadable one ``PermissionError``
     (or the ``OSError`` of the system) with the path.
+
+    ``sparse=True`` returns each X as a canonical float64 scipy CSR matrix (never densified;
+    svmbound fits on CSR directly, issue 13). The other checks are the same; the size check is
+    then on what grows with the number of columns — the solvers' column pointers, 8 bytes a
+    column — so that a stray index still fails here, naming the line. ``sparse="auto"``: CSR
+    when at most ``AUTO_SPARSE_DENSITY`` of the entries (all files together) are non-zero,
+    dense otherwise; ``info["sparse"]`` says which.
     """
+    if not (sparse is True or sparse is False or sparse == "auto"):
+        raise ValueError(f"sparse must be True, False or 'auto', got {sparse!r}")
     paths = [Path(p).expanduser() for p in paths]
     if n_features is not None:
         if isinstance(n_features, bool) or int(n_features) != n_features or n_features < 1:
@@ -359,27 +368,42 @@ def load_libsvm_files(paths, n_features=None, *, max_dense_bytes=None,
     n_cols = max(widths) if n_features is None else n_features
     if n_cols == 0:
         raise ValueError(f"{', '.join(map(str, paths))}: no line has a feature (index:value)")
+    if sparse == "auto":
+        nnz = sum(X.nnz for X, _ in parts)
+        rows = sum(X.shape[0] for X, _ in parts)
+        sparse = bool(nnz <= AUTO_SPARSE_DENSITY * float(rows) * n_cols)
     for path, (X, _), width in zip(paths, parts, widths):
         if width > n_cols:                                # only with n_features given
             top = int(X.indices.max())
             lineno, text = _find_line(path, lambda idx: top in idx)
             raise ValueError(f"{path}, line {lineno}: feature index {top} exceeds "
                              f"n_features={n_features}: {text!r}")
-        need = float(X.shape[0]) * n_cols * 8
+        need = float(X.shape[0]) * n_cols * 8 if not sparse else (n_cols + 1.0) * 8
         if need > limit:
             top = int(X.indices.max())
             lineno, text = _find_line(path, lambda idx: top in idx)
+            what = (f"a dense {X.shape[0]} x {n_cols} float64 matrix of {_bytes(need)}"
+                    if not sparse else f"a sparse matrix of {n_cols} columns, whose column "
+                    f"pointers alone take {_bytes(need)}")
             raise ValueError(
-                f"{path}, line {lineno}: feature index {top} would make a dense {X.shape[0]} x "
-                f"{n_cols} float64 matrix of {_bytes(need)} (limit {_bytes(limit)}); svmbound works "
-                f"on dense data — is the index a typo? ({text!r})")
+                f"{path}, line {lineno}: feature index {top} would make {what} (limit "
+                f"{_bytes(limit)}) — is the index a typo? ({text!r})")
     out = []
     for X, y in parts:
         X = X[:, base:] if X.shape[1] > base else X[:, :0]
         if X.shape[1] < n_cols:
             X.resize((X.shape[0], n_cols))
-        out += [np.ascontiguousarray(X.toarray(), dtype=np.float64), y]
-    return (out, {"base": base, "n_columns": widths}) if return_info else out
+        if sparse:
+            X = X.tocsr().astype(np.float64)
+            X.sum_duplicates()
+            out += [X, y]
+        else:
+            out += [np.ascontiguousarray(X.toarray(), dtype=np.float64), y]
+    return (out, {"base": base, "n_columns": widths, "sparse": sparse}) if return_info else out
+
+
+#: ``load_libsvm_files(sparse="auto")`` keeps CSR at or below this fraction of non-zeros.
+AUTO_SPARSE_DENSITY = 0.1
 
 
 def _bytes(n: float) -> str:
@@ -389,7 +413,7 @@ def _bytes(n: float) -> str:
     return f"{int(n)} bytes"
 
 
-def load_libsvm(path, n_features=None, *, max_dense_bytes=None):
+def load_libsvm(path, n_features=None, *, max_dense_bytes=None, sparse: bool = False):
     """Read a LIBSVM/SVMlight file (plain, .bz2, .gz or .xz) as ``(X, y)``.
 
     ``X`` is a dense float64 array, ``y`` the labels as float64 (as written in the file; they
@@ -397,9 +421,10 @@ def load_libsvm(path, n_features=None, *, max_dense_bytes=None):
     may not use its last feature index). Features are numbered from 1 unless the file uses the
     index 0 (see ``load_libsvm_files``, which reads a training and a test file together and
     checks what this function checks). A missing file raises ``FileNotFoundError``; a parse
-    error raises ``ValueError`` naming the file and the first offending line.
+    error raises ``ValueError`` naming the file and the first offending line. ``sparse=True``:
+    X as a float64 CSR matrix, never densified.
     """
-    X, y = load_libsvm_files([path], n_features, max_dense_bytes=max_dense_bytes)
+    X, y = load_libsvm_files([path], n_features, max_dense_bytes=max_dense_bytes, sparse=sparse)
     return X, y
 
 

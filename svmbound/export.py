@@ -77,6 +77,17 @@ class LibsvmModel:
         return int(self.labels.size)
 
 
+def _dense_sv(sv) -> np.ndarray:
+    """The support vectors as a dense float64 array; a model fitted on sparse X (CSR support
+    vectors) is refused with a clear error: export of sparse models is not implemented."""
+    from ._sparse import issparse
+
+    if issparse(sv):
+        raise ValueError("exporting a model fitted on sparse X (CSR support vectors) to a "
+                         "LIBSVM model / SVC is not supported yet; fit on X.toarray() to export")
+    return np.ascontiguousarray(sv, dtype=np.float64)
+
+
 def _kernel_name(kernel) -> str:
     """The estimator's kernel name of a fitted kernel object ('rbf', 'linear', 'poly', or the
     object's own name for the others)."""
@@ -132,7 +143,7 @@ def binary_model(estimator, first: int = 1) -> LibsvmModel:
         sv_coef=np.ascontiguousarray(sign * coef[order])[None, :],
         rho=np.array([-sign * float(estimator.intercept_[0])]),
         support=np.asarray(estimator.support_)[order].astype(np.int32),
-        support_vectors=np.ascontiguousarray(estimator.support_vectors_[order], dtype=np.float64),
+        support_vectors=_dense_sv(estimator.support_vectors_)[order],
         n_samples=int(estimator.solution_.alpha.shape[0]),
         n_iter=np.array([estimator.solution_.n_iter], dtype=np.int32))
 
@@ -171,7 +182,7 @@ def multiclass_model(estimator) -> LibsvmModel:
         sv_coef=np.ascontiguousarray(estimator.dual_coef_, dtype=np.float64),
         rho=-np.asarray(estimator.intercept_, dtype=np.float64),
         support=np.asarray(estimator.support_, dtype=np.int32),
-        support_vectors=np.ascontiguousarray(estimator.support_vectors_, dtype=np.float64),
+        support_vectors=_dense_sv(estimator.support_vectors_),
         n_samples=int(estimator.shape_fit_[0]),
         n_iter=np.array([m.n_iter for m in models], dtype=np.int32))
 

@@ -13,6 +13,11 @@ parameter is positive, e.g. θ = ln σ² for the RBF kernel, DESIGN.md §2) and 
                              compute kernel rows on demand.
 
 Adding a kernel is one class here with these methods; nothing else changes.
+
+X and Z may be dense arrays or scipy CSR matrices (``_sparse``, issue 13): the linear,
+polynomial and RBF kernels are functions of inner products and row norms, which are computed
+from the sparse data (blocks of the requested rows only, returned dense); no dense copy of a
+sparse X is ever made. The ARD kernels (``kernels_ard``) need dense data and say so.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._kernel_sums import rbf_dist_weighted_sum
+from ._sparse import dots, issparse, sq_norms
 from ._validation import check_degree, check_positive
 
 # Codes understood by the numba row computation in ``solvers._smo``.
@@ -38,6 +44,12 @@ def _row_blocks(n_rows: int, n_cols: int):
 
 def _support(v: np.ndarray) -> np.ndarray:
     return np.flatnonzero(v)
+
+
+def _right(Z):
+    """Z as the right factor of repeated ``dots`` blocks: CSC once for a sparse Z (its columns
+    are what the sparse product walks), Z itself when dense."""
+    return Z.tocsc() if issparse(Z) else Z
 
 
 class Kernel:
@@ -62,6 +74,14 @@ class Kernel:
         Z = X if Z is None else Z
         out = np.empty((X.shape[0], Z.shape[0]))
         zz = self._norms(Z)
+        if issparse(X) or issparse(Z):
+            Zr = _right(Z)
+            for rows in _row_blocks(X.shape[0], Z.shape[0]):
+                blk = out[rows]
+                Xr = X[rows]
+                dots(Xr, Zr, out=blk)
+                self._from_dot(blk, Xr, zz)
+            return out
         for rows in _row_blocks(X.shape[0], Z.shape[0]):
             blk = out[rows]
             np.matmul(X[rows], Z.T, out=blk)
@@ -73,6 +93,8 @@ class Kernel:
         O(block + len(X)) instead of len(X)·len(Z) (a decision function on 91,701 test rows
         with 14,502 support vectors would otherwise build a 10.6 GB matrix)."""
         out = np.empty((X.shape[0],) + np.shape(v)[1:])
+        if issparse(Z) and issparse(X):
+            Z = _right(Z)                           # converted once, not per block
         for rows in _row_blocks(X.shape[0], Z.shape[0]):
             out[rows] = self.block(X[rows], Z) @ v
         return out
@@ -125,7 +147,7 @@ class LinearKernel(Kernel):
         return dot
 
     def _diag(self, X):
-        return np.einsum("ij,ij->i", X, X)
+        return sq_norms(X)
 
     def spec(self):
         return (LINEAR, 0.0, 0.0, 1)
@@ -164,13 +186,24 @@ class RBFKernel(Kernel):
         return RBFKernel(float(np.exp(theta[0])))
 
     def _norms(self, Z):
-        return np.einsum("ij,ij->i", Z, Z)
+        return sq_norms(Z)
 
     def block(self, X, Z=None):
         """exp(−γ‖x − z‖²), with X and Z centred on Z's mean first (translation invariance;
-        fewer digits lost in ‖x‖² + ‖z‖² − 2⟨x, z⟩) and an exact 1 where Z is X on the diagonal."""
+        fewer digits lost in ‖x‖² + ‖z‖² − 2⟨x, z⟩) and an exact 1 where Z is X on the diagonal.
+
+        Sparse X or Z are not centred: subtracting the mean would make every entry non-zero.
+        Sparse data are in practice bounded and near the origin (tf-idf rows of norm 1, one-hot
+        or binary features, [0, 1]-scaled counts), where ‖x‖² + ‖z‖² − 2⟨x, z⟩ loses few
+        digits; the cancellation that centring avoids matters for data far from the origin
+        (offsets of 1e4 and more), which is dense data."""
         same = Z is None or Z is X
         Z = X if Z is None else Z
+        if issparse(X) or issparse(Z):
+            K = super().block(X, Z)
+            if same:
+                np.fill_diagonal(K, 1.0)
+            return K
         m = Z.mean(axis=0)
         Xc = X - m
         Zc = Xc if same else Z - m
@@ -182,7 +215,7 @@ class RBFKernel(Kernel):
     def _from_dot(self, dot, Xr, zz):
         """dot ← exp(−γ max(‖x‖² + ‖z‖² − 2⟨x, z⟩, 0)), in place."""
         dot *= -2.0
-        dot += np.einsum("ij,ij->i", Xr, Xr)[:, None]
+        dot += sq_norms(Xr)[:, None]
         dot += zz[None, :]
         np.maximum(dot, 0.0, out=dot)
         dot *= -self.gamma
@@ -196,13 +229,22 @@ class RBFKernel(Kernel):
         ia, ib = _support(a), _support(b)
         if ia.size == 0 or ib.size == 0:
             return np.zeros(1)
+        wa, wb = np.ascontiguousarray(a[ia]), np.ascontiguousarray(b[ib])
+        if issparse(X):      # not centred: see ``block``
+            Xa, Xb = X[ia], X[ib]
+            sqa, sqb = sq_norms(Xa), sq_norms(Xb)
+            Xbc = _right(Xb)
+            total = 0.0
+            for rows in _row_blocks(ia.size, ib.size):
+                total += rbf_dist_weighted_sum(dots(Xa[rows], Xbc), sqa[rows], sqb, wa[rows],
+                                               wb, self.gamma)
+            return np.array([total / (2.0 * self.sigma2)])
         # centred on the mean of the b rows, as ``block`` and the SMO centre: ‖x − z‖² is
         # translation invariant, but ‖x‖² + ‖z‖² − 2⟨x, z⟩ on data far from the origin loses
         # every digit (at an offset of 1e8 the gradient even had the wrong sign, issue 15)
         m = X[ib].mean(axis=0)
         Xa, Xb = X[ia] - m, X[ib] - m
         sqa, sqb = np.einsum("ij,ij->i", Xa, Xa), np.einsum("ij,ij->i", Xb, Xb)
-        wa, wb = np.ascontiguousarray(a[ia]), np.ascontiguousarray(b[ib])
         total = 0.0
         for rows in _row_blocks(ia.size, ib.size):
             total += rbf_dist_weighted_sum(Xa[rows] @ Xb.T, sqa[rows], sqb, wa[rows], wb,
@@ -252,7 +294,7 @@ class PolynomialKernel(Kernel):
         return np.power(dot, self.degree, out=dot)
 
     def _diag(self, X):
-        return (np.einsum("ij,ij->i", X, X) + self.coef0) ** self.degree
+        return (sq_norms(X) + self.coef0) ** self.degree
 
     def contract(self, X, a, b=None):
         b = a if b is None else b
@@ -260,14 +302,15 @@ class PolynomialKernel(Kernel):
         if ia.size == 0 or ib.size == 0:
             return np.zeros(1)
         Xa, Xb = X[ia], X[ib]
+        Xbc = _right(Xb)
         total = 0.0
         for rows in _row_blocks(ia.size, ib.size):
-            dK = self.degree * (Xa[rows] @ Xb.T + self.coef0) ** (self.degree - 1)
+            dK = self.degree * (dots(Xa[rows], Xbc) + self.coef0) ** (self.degree - 1)
             total += a[ia[rows]] @ dK @ b[ib]
         return np.array([total])
 
     def diag_contract(self, X, w):
-        base = np.einsum("ij,ij->i", X, X) + self.coef0
+        base = sq_norms(X) + self.coef0
         return np.array([w @ (self.degree * base ** (self.degree - 1))])
 
     def spec(self):

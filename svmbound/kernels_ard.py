@@ -170,6 +170,9 @@ class _ScaledKernel(Kernel):
         return t
 
     def _check_X(self, X, name="X") -> np.ndarray:
+        from ._sparse import reject_sparse
+
+        reject_sparse(X, f"the {self.name} kernel (per-feature scaling factors)")
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[1] != self.n_features:
             raise ValueError(f"{self.name} kernel has {self.n_features} scaling factors "

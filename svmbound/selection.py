@@ -153,6 +153,9 @@ class FilterSelector(SelectorMixin, BaseEstimator):
         self.n_features_to_select = n_features_to_select
 
     def fit(self, X, y):
+        from ._sparse import reject_sparse
+
+        reject_sparse(X, "FilterSelector")
         X, y = validate_data(self, X, y, dtype=np.float64)
         if callable(self.score):
             fn = self.score
@@ -387,6 +390,9 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
 
     # -- fit ----------------------------------------------------------------------------------
     def fit(self, X, y):
+        from ._sparse import reject_sparse
+
+        reject_sparse(X, "ScalingSelector (feature scaling in the PCA space of X)")
         crit_cls, (lo, hi) = self._check_params()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         y_idx, classes = check_class_y(y, X.shape[0])

@@ -44,8 +44,13 @@ def scale_log_sigma2(X) -> float:
 
     Var(X) is the variance of all entries of X (as scikit-learn computes it). Raises a
     ValueError when it is 0 (every entry equal: no kernel can tell the rows apart)."""
-    X = np.asarray(X)
-    var = float(X.var())
+    from ._sparse import entry_variance, issparse
+
+    if issparse(X):
+        var = entry_variance(X)
+    else:
+        X = np.asarray(X)
+        var = float(X.var())
     if not np.isfinite(var) or var <= 0.0:
         raise ValueError("X has zero variance (every value is the same): no kernel can tell the "
                          "rows apart, there is nothing to tune")

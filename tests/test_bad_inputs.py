@@ -180,7 +180,7 @@ CLI_CASES = {
     "plain-gz": (["tune", "{d}/plain.gz"], "cannot decompress as gzip data"),
     "plain-xz": (["tune", "{d}/plain.xz"], "cannot decompress as xz data"),
     "truncated-bz2": (["tune", "{d}/trunc.bz2"], "truncated file?"),
-    "huge-index": (["tune", "{d}/huge.txt"], "feature index 2000000000 would make a dense"),
+    "huge-index": (["tune", "{d}/huge.txt"], "feature index 2000000000 would make a sparse matrix"),
     "overflow-index": (["tune", "{d}/overflow.txt"], "feature index 99999999999 is too large"),
     "empty-file": (["tune", "{d}/empty.txt"], "no data lines"),
     "no-features": (["tune", "{d}/nofeatures.txt"], "no line has a feature"),

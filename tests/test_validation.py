@@ -61,7 +61,9 @@ def test_check_X_accepts_lists_and_sparse_and_copies_to_contiguous_float():
     assert X.dtype == np.float64 and X.flags.c_contiguous
     F = np.asfortranarray(np.arange(6.0).reshape(3, 2))
     assert check_X(F).flags.c_contiguous
-    np.testing.assert_array_equal(check_X(sp.csr_matrix(F)), F)
+    S = check_X(sp.coo_matrix(F))          # sparse stays sparse: CSR float64 (issue 13)
+    assert sp.issparse(S) and S.format == "csr" and S.dtype == np.float64
+    np.testing.assert_array_equal(S.toarray(), F)
 
 
 # ---------------------------------------------------------------------------------------------

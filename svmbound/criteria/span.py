@@ -47,6 +47,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
+from .._sparse import dots, issparse, sq_norms
 from ..kernels import LinearKernel, PolynomialKernel, RBFKernel
 from .base import Criterion
 from .radius_margin import RadiusMarginL2
@@ -76,6 +77,16 @@ def _kernel_derivative_matrices(kernel, X, Z=None) -> list:
     """
     Z = X if Z is None else Z
     kind = type(kernel)
+    if issparse(X) or issparse(Z):        # CSR: not centred (see ``RBFKernel.block``)
+        if kind is RBFKernel:
+            d2 = dots(X, Z)
+            d2 *= -2.0
+            d2 += sq_norms(X)[:, None]
+            d2 += sq_norms(Z)[None, :]
+            np.maximum(d2, 0.0, out=d2)
+            return [np.exp(-kernel.gamma * d2) * d2 / (2.0 * kernel.sigma2)]
+        if kind is PolynomialKernel:
+            return [kernel.degree * (dots(X, Z) + kernel.coef0) ** (kernel.degree - 1)]
     if kind is RBFKernel:
         m = Z.mean(axis=0)                      # translation invariant: centre (fewer digits lost)
         X, Z = X - m, Z - m

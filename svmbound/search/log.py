@@ -75,7 +75,15 @@ class LogMismatch(ValueError):
 def data_fingerprint(X, y, weights=None) -> str:
     """sha256 over the shapes, dtypes and bytes of X and y, and of the per-sample weights when
     there are any (what a log was written for)."""
+    from .._sparse import issparse
+
     h = hashlib.sha256()
+    if issparse(X):           # the CSR arrays (never densified); a different dtype tag
+        X = X.tocsr()
+        h.update(f"csr{X.shape}".encode())
+        for a in (X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data):
+            h.update(np.ascontiguousarray(a).tobytes())
+        X = np.empty(0)
     for a in (X, y) if weights is None else (X, y, weights):
         a = np.ascontiguousarray(a)
         h.update(f"{a.dtype.str}{a.shape}".encode())

@@ -23,6 +23,12 @@ Interruption: ``smo`` reads ``stop[0]`` (a one-element int64 array owned by the 
 at once with ``interrupted = True`` when another thread has set it to a non-zero value. The
 check is one memory read per O(n) iteration: it costs nothing measurable, and a solve stops
 within one iteration (plus at most one kernel row) of the request.
+
+Sparse data (issue 13): X is then not a 2-D array but the tuple of ``_sparse.numba_data``
+(CSR data, indices, pointers, then the CSC ones); numba compiles a second version of the
+solver in which ``row_dots`` computes ⟨x_i, x_j⟩ for all j by walking, for each non-zero x_ik,
+the column k (a pass over the non-zeros sharing a feature with x_i, at most nnz(X)). The LRU
+cache, the working-set selection and everything else are the same code.
 """
 
 import numpy as np
@@ -45,15 +51,56 @@ def _shift_at_overload(shift, i):
     return lambda shift, i: shift
 
 
+def row_dots(X, i):
+    """⟨x_i, x_j⟩ for every j: X a dense 2-D array, or the CSR/CSC tuple of sparse data."""
+    if isinstance(X, tuple):
+        rdata, rind, rptr, cdata, cind, cptr = X
+        out = np.zeros(rptr.shape[0] - 1)
+        for p in range(rptr[i], rptr[i + 1]):
+            k, v = rind[p], rdata[p]
+            for q in range(cptr[k], cptr[k + 1]):
+                out[cind[q]] += v * cdata[q]
+        return out
+    return np.dot(X, X[i])
+
+
+@overload(row_dots, jit_options={"cache": True, "nogil": True})
+def _row_dots_overload(X, i):
+    if isinstance(X, types.BaseTuple):
+        def csr_dots(X, i):
+            rdata, rind, rptr, cdata, cind, cptr = X
+            out = np.zeros(rptr.shape[0] - 1)
+            for p in range(rptr[i], rptr[i + 1]):
+                k = rind[p]
+                v = rdata[p]
+                for q in range(cptr[k], cptr[k + 1]):
+                    out[cind[q]] += v * cdata[q]
+            return out
+        return csr_dots
+    return lambda X, i: np.dot(X, X[i])
+
+
+def matrix_entry(X, i, j):
+    """X[i, j] of a PRECOMPUTED kernel matrix (never reached with sparse data: 0)."""
+    return 0.0 if isinstance(X, tuple) else X[i, j]
+
+
+@overload(matrix_entry, jit_options={"cache": True, "nogil": True})
+def _matrix_entry_overload(X, i, j):
+    if isinstance(X, types.BaseTuple):
+        return lambda X, i, j: 0.0
+    return lambda X, i, j: X[i, j]
+
+
 @njit(cache=True, nogil=True)
 def kernel_row(X, sq, i, code, gamma, coef0, degree, out):
     """out[j] = K(x_i, x_j) for every j (for PRECOMPUTED, X is the kernel matrix itself)."""
-    n = X.shape[0]
+    n = sq.shape[0]
     if code == PRECOMPUTED:
         for j in range(n):
-            out[j] = X[i, j]
+            out[j] = matrix_entry(X, i, j)
         return
-    dots = np.dot(X, X[i])
+    dots = row_dots(X, i)
     if code == LINEAR:
         for j in range(n):
             out[j] = dots[j]
@@ -72,11 +119,11 @@ def kernel_row(X, sq, i, code, gamma, coef0, degree, out):
 
 @njit(cache=True, nogil=True)
 def kernel_diag(X, sq, code, gamma, coef0, degree):
-    n = X.shape[0]
+    n = sq.shape[0]
     d = np.empty(n)
     for i in range(n):
         if code == PRECOMPUTED:
-            d[i] = X[i, i]
+            d[i] = matrix_entry(X, i, i)
         elif code == LINEAR:
             d[i] = sq[i]
         elif code == RBF:

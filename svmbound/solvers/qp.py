@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._sparse import issparse, numba_data, sq_norms
 from ..kernels import Kernel
 from ._smo import PRECOMPUTED, RBF, smo
 from .interrupt import SolverInterrupted, StopFlag, call_interruptibly, current_flag
@@ -192,12 +193,19 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
     n = y.shape[0]
     code, gamma, coef0, degree = kernel.spec()
     X_kernel = X                     # what kernel.block expects (initial gradient)
-    X = np.ascontiguousarray(kernel.prepare(X))
-    if code == RBF:
-        # exp(−γ‖x − z‖²) is translation invariant: centring makes ‖x‖² + ‖z‖² − 2⟨x, z⟩ lose
-        # far fewer digits on data far from the origin.
-        X = np.ascontiguousarray(X - X.mean(axis=0))
-    sq = np.einsum("ij,ij->i", X, X) if code != PRECOMPUTED else np.zeros(n)
+    if issparse(X):
+        # CSR: rows computed in numba from the CSR/CSC arrays, not centred (centring would
+        # densify; see ``RBFKernel.block`` for why sparse data do not need it)
+        X = kernel.prepare(X)
+        sq = sq_norms(X)
+        X = numba_data(X)
+    else:
+        X = np.ascontiguousarray(kernel.prepare(X))
+        if code == RBF:
+            # exp(−γ‖x − z‖²) is translation invariant: centring makes ‖x‖² + ‖z‖² − 2⟨x, z⟩
+            # lose far fewer digits on data far from the origin.
+            X = np.ascontiguousarray(X - X.mean(axis=0))
+        sq = np.einsum("ij,ij->i", X, X) if code != PRECOMPUTED else np.zeros(n)
     max_iter = check_max_iter(max_iter)
     if max_iter is None:
         max_iter = max(10_000_000, 100 * n)

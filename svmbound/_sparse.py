@@ -1,0 +1,172 @@
+"""Sparse (scipy CSR) training data: the products the kernels, solvers and criteria need,
+without ever building a dense copy of X (issue 13).
+
+A CSR matrix stays CSR through every layer (DESIGN.md §6: X is a dense array or CSR). All a
+dot-product kernel (linear, polynomial, RBF) needs is
+
+* the row norms ‖x_i‖² (from the CSR data alone),
+* blocks of inner products ⟨x_i, z_j⟩ for the requested rows only, returned dense
+  (``dots``): dense @ dense by BLAS, CSR with dense by scipy (the result is dense), CSR with
+  CSR by a numba loop that scatters each row of X over the columns of Z (Z as CSC): the cost is
+  the number of products of matching non-zeros, the output the dense block;
+* for the SMO's kernel rows, ``numba_data``: a tuple of the CSR and CSC arrays of X, from which
+  ``solvers._smo`` computes ⟨x_i, x_j⟩ for all j in one pass over the non-zeros of the columns
+  x_i touches.
+
+Dense-only features (ARD kernels, PCA-space selection) call ``reject_sparse`` for a clear error.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+def issparse(X) -> bool:
+    """True for a scipy sparse matrix or array."""
+    try:
+        import scipy.sparse as sp
+    except ImportError:  # pragma: no cover
+        return False
+    return sp.issparse(X)
+
+
+def reject_sparse(X, what: str) -> None:
+    """A ValueError naming ``what`` when X is sparse (a feature that needs dense data)."""
+    if issparse(X):
+        raise ValueError(f"{what} needs dense input and does not support sparse X "
+                         f"({X.shape[0]} x {X.shape[1]} {type(X).__name__} with {X.nnz} "
+                         f"non-zeros); use a kernel without per-feature scaling (rbf, poly, "
+                         f"linear), or densify X yourself (X.toarray()) if it fits in memory")
+
+
+def check_csr(X, name: str = "X"):
+    """A canonical float64 CSR copy-if-needed of the scipy sparse ``X``: sorted indices, no
+    duplicates, finite values; the same
+    checks as the dense ``check_X`` (complex values, empty shape, NaN/infinity)."""
+    import scipy.sparse as sp
+
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {X.shape}")
+    if np.dtype(X.dtype).kind == "c":
+        raise ValueError(f"Complex data not supported: {name} has complex values "
+                         f"(dtype {X.dtype}); pass the real part, or real and imaginary parts "
+                         "as separate features")
+    if np.dtype(X.dtype).kind not in "biuf":
+        raise ValueError(f"{name} must be numeric, got a sparse matrix of dtype {X.dtype}")
+    if X.shape[0] == 0:
+        raise ValueError(f"{name} is empty: 0 samples")
+    if X.shape[1] == 0:
+        raise ValueError(f"{name} has 0 features")
+    X = sp.csr_matrix(X, dtype=np.float64)        # converts COO, CSC, LIL, ... (copies those)
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()                        # also sorts the indices
+    if not np.all(np.isfinite(X.data)):
+        k = int(np.flatnonzero(~np.isfinite(X.data))[0])
+        row = int(np.searchsorted(X.indptr, k, side="right") - 1)
+        raise ValueError(f"{name} contains NaN or infinity (first at row {row}, column "
+                         f"{int(X.indices[k])})")
+    return X
+
+
+def sq_norms(X) -> np.ndarray:
+    """‖x_i‖² for every row (dense or CSR)."""
+    if issparse(X):
+        if X.format != "csr":
+            X = X.tocoo()
+            return np.bincount(X.row, weights=X.data * X.data, minlength=X.shape[0])
+        out = np.zeros(X.shape[0])
+        _csr_row_sq(X.data, X.indptr, out)
+        return out
+    return np.einsum("ij,ij->i", X, X)
+
+
+@njit(cache=True, nogil=True)
+def _csr_row_sq(data, indptr, out):
+    for i in range(out.shape[0]):
+        s = 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            s += data[p] * data[p]
+        out[i] = s
+
+
+@njit(cache=True, nogil=True)
+def _csr_csc_dots(adata, aind, aptr, bdata, bind, bptr, out):
+    """out[i, j] = ⟨a_i, b_j⟩ for A in CSR and B in CSC (B's columns are A's features)."""
+    for i in range(out.shape[0]):
+        row = out[i]
+        for j in range(row.shape[0]):
+            row[j] = 0.0
+        for p in range(aptr[i], aptr[i + 1]):
+            k = aind[p]
+            v = adata[p]
+            for q in range(bptr[k], bptr[k + 1]):
+                row[bind[q]] += v * bdata[q]
+
+
+def dots(X, Z, out=None) -> np.ndarray:
+    """The dense block of inner products X Zᵀ (X, Z dense or CSR), written to ``out`` when
+    given. Never densifies X or Z."""
+    sx, sz = issparse(X), issparse(Z)
+    if not sx and not sz:
+        if out is None:
+            return X @ Z.T
+        return np.matmul(X, Z.T, out=out)
+    if out is None:
+        out = np.empty((X.shape[0], Z.shape[0]))
+    if sx and sz:
+        X = X.tocsr()
+        Zc = Z.tocsc()           # column k: the rows of Z with feature k
+        _csr_csc_dots(X.data, X.indices, X.indptr, Zc.data, Zc.indices, Zc.indptr, out)
+        return out
+    if sx:                       # CSR @ dense: scipy returns a dense array
+        out[...] = np.asarray(X @ np.ascontiguousarray(Z.T))
+    else:                        # dense @ CSRᵀ = (CSR @ denseᵀ)ᵀ
+        out[...] = np.asarray(Z @ np.ascontiguousarray(X.T)).T
+    return out
+
+
+def numba_data(X) -> tuple:
+    """What the numba SMO needs to compute kernel rows of the CSR matrix X: the tuple
+    (row data, row indices, row pointers, column data, column row-indices, column pointers),
+    indices as int64 (one compiled version of the solver)."""
+    X = X.tocsr()
+    Xc = X.tocsc()
+    Xc.sort_indices()
+    i64 = np.int64
+    return (np.ascontiguousarray(X.data, dtype=np.float64),
+            np.ascontiguousarray(X.indices, dtype=i64), np.ascontiguousarray(X.indptr, dtype=i64),
+            np.ascontiguousarray(Xc.data, dtype=np.float64),
+            np.ascontiguousarray(Xc.indices, dtype=i64),
+            np.ascontiguousarray(Xc.indptr, dtype=i64))
+
+
+def all_rows_equal(X) -> bool:
+    """Whether every row of the canonical CSR matrix X is the same point (exact)."""
+    X = X.tocsr()
+    n = X.shape[0]
+    lengths = np.diff(X.indptr)
+    if np.any(lengths != lengths[0]):
+        return False
+    k = int(lengths[0])
+    if k == 0:
+        return True
+    ind = X.indices.reshape(n, k)
+    dat = X.data.reshape(n, k)
+    return bool(np.all(ind == ind[0]) and np.all(dat == dat[0]))
+
+
+def column_variance_sum(X) -> float:
+    """Σ_k Var(X_k) of a CSR matrix (population variance, as ``np.var``)."""
+    n = X.shape[0]
+    mean = np.asarray(X.sum(axis=0)).ravel() / n
+    sq = np.bincount(X.indices, weights=X.data * X.data, minlength=X.shape[1]) / n
+    return float(np.maximum(sq - mean * mean, 0.0).sum())
+
+
+def entry_variance(X) -> float:
+    """Variance of all n·d entries of a CSR matrix (``X.var()`` of the dense matrix)."""
+    N = float(X.shape[0]) * X.shape[1]
+    m = X.data.sum() / N
+    return float(max((X.data @ X.data) / N - m * m, 0.0))

@@ -1,0 +1,240 @@
+"""Sparse (CSR) input end to end (issue 13): kernels, solvers, criteria, gradients and BoundSVC
+on a scipy CSR matrix give what they give on the dense array, without densifying."""
+
+import time
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+
+sp = pytest.importorskip("scipy.sparse")
+
+from svmbound._validation import check_X  # noqa: E402
+from svmbound.criteria import make_criterion  # noqa: E402
+from svmbound.estimators import BoundSVC  # noqa: E402
+from svmbound.kernels import LinearKernel, PolynomialKernel, RBFKernel  # noqa: E402
+from svmbound.kernels_ard import ARDRBFKernel  # noqa: E402
+from svmbound.solvers.radius import solve_radius  # noqa: E402
+from svmbound.solvers.svm import solve_svm_dual  # noqa: E402
+
+KERNELS = [RBFKernel(0.7), LinearKernel(), PolynomialKernel(3, 0.5)]
+
+
+def _rel(a, b):
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return float(np.abs(a - b).max() / max(np.abs(b).max(), 1e-300)) if b.size else 0.0
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    X = sp.random(120, 40, density=0.15, random_state=1, format="csr")
+    Xd = X.toarray()
+    y = np.where(Xd[:, :5].sum(1) + 0.1 * rng.normal(size=120) > 0.2, 1.0, -1.0)
+    Z = sp.random(30, 40, density=0.3, random_state=2, format="csr")
+    return X, Xd, y, Z, Z.toarray()
+
+
+def test_check_X_keeps_csr_canonical_float64():
+    X = sp.coo_matrix((np.array([1, 2, 3], dtype=np.int32), ([0, 0, 1], [2, 2, 0])), shape=(2, 3))
+    S = check_X(X)
+    assert S.format == "csr" and S.dtype == np.float64 and S.has_canonical_format
+    np.testing.assert_array_equal(S.toarray(), [[0, 0, 3], [3, 0, 0]])
+    with pytest.raises(ValueError, match="NaN or infinity .*row 1, column 0"):
+        check_X(sp.csr_matrix(np.array([[0, 1.0], [np.nan, 0]])))
+    with pytest.raises(ValueError, match="0 features"):
+        check_X(sp.csr_matrix((3, 0)))
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.name)
+def test_kernel_blocks_rows_contractions_equal_dense(data, kernel):
+    X, Xd, y, Z, Zd = data
+    for A, B, Ad, Bd in [(X, None, Xd, None), (X, Z, Xd, Zd), (X, Zd, Xd, Zd), (Xd, Z, Xd, Zd)]:
+        assert _rel(kernel.block(A, B), kernel.block(Ad, Bd)) < 1e-10
+    assert _rel(kernel.block(X[3:4], X), kernel.block(Xd[3:4], Xd)) < 1e-10   # one row
+    v = np.random.default_rng(1).normal(size=(30, 2))
+    assert _rel(kernel.block_dot(X, Z, v), kernel.block_dot(Xd, Zd, v)) < 1e-10
+    assert _rel(kernel.diag(X), kernel.diag(Xd)) < 1e-10
+    rng = np.random.default_rng(2)
+    a = rng.normal(size=120) * (rng.random(120) < 0.5)
+    b = rng.normal(size=120)
+    assert _rel(kernel.contract(X, a, b), kernel.contract(Xd, a, b)) < 1e-10
+    assert _rel(kernel.contract(X, a), kernel.contract(Xd, a)) < 1e-10
+    assert _rel(kernel.diag_contract(X, b), kernel.diag_contract(Xd, b)) < 1e-10
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.name)
+@pytest.mark.parametrize("loss", ["l1", "l2"])
+def test_solve_svm_dual_and_radius_on_csr_equal_dense(data, kernel, loss):
+    X, Xd, y, _, _ = data
+    s = solve_svm_dual(X, y, kernel, 5.0, loss=loss, tol=1e-10)
+    d = solve_svm_dual(Xd, y, kernel, 5.0, loss=loss, tol=1e-10)
+    assert s.converged
+    np.testing.assert_allclose(s.alpha, d.alpha, rtol=1e-6, atol=1e-7 * d.alpha.max())
+    assert abs(s.b - d.b) < 1e-6 * max(1.0, abs(d.b))
+    r, rd = solve_radius(X, kernel, tol=1e-10), solve_radius(Xd, kernel, tol=1e-10)
+    assert abs(r.r2 - rd.r2) < 1e-8 * rd.r2
+
+
+def test_solve_svm_dual_on_csr_matches_sklearn_svc(data):
+    from sklearn.svm import SVC
+
+    X, _, y, _, _ = data
+    k = RBFKernel(0.5)
+    s = solve_svm_dual(X, y, k, 10.0, tol=1e-8)
+    svc = SVC(C=10.0, gamma=k.gamma, tol=1e-8).fit(X, y)
+    a = np.zeros(y.size)
+    a[svc.support_] = np.abs(np.asarray(svc.dual_coef_.toarray())[0])
+    np.testing.assert_allclose(s.alpha, a, atol=1e-6)
+    assert abs(s.b - svc.intercept_[0]) < 1e-6
+
+
+@pytest.mark.parametrize("name", ["rm-l2", "rm-l1", "span", "cv-error", "smoothed-validation",
+                                  "r2-gamma2", "jaakkola-haussler"])
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.name)
+def test_criteria_values_and_gradients_on_csr_equal_dense(data, name, kernel):
+    X, Xd, y, _, _ = data
+    theta = [1.0] + [0.3] * len(kernel.param_names)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        es = make_criterion(name, X, y, kernel, random_state=0).evaluate(theta)
+        ed = make_criterion(name, Xd, y, kernel, random_state=0).evaluate(theta)
+    assert abs(es.value - ed.value) <= 1e-6 * max(1.0, abs(ed.value))
+    if ed.grad is not None:
+        assert _rel(es.grad, ed.grad) < 1e-5
+
+
+@pytest.mark.parametrize("kw", [{}, {"kernel": "poly"}, {"kernel": "linear"},
+                                {"criterion": "rm-l1", "loss": "l1"}])
+def test_boundsvc_on_csr_gives_the_dense_model(data, kw):
+    X, Xd, y, Z, Zd = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = BoundSVC(**kw).fit(X, y)
+        b = BoundSVC(**kw).fit(Xd, y)
+    np.testing.assert_allclose(a.best_theta_, b.best_theta_, rtol=0, atol=1e-8)
+    assert sp.issparse(a.support_vectors_) and a.support_vectors_.format == "csr"
+    np.testing.assert_array_equal(a.support_, b.support_)
+    for T, Td in [(X, Xd), (Z, Zd)]:
+        np.testing.assert_array_equal(a.predict(T), b.predict(Td))
+        np.testing.assert_allclose(a.decision_function(T), b.decision_function(Td), atol=1e-6)
+        np.testing.assert_allclose(a.decision_function(Td), a.decision_function(T), atol=1e-10)
+
+
+def test_boundsvc_multiclass_on_csr(data):
+    X, Xd, _, _, _ = data
+    y = np.argmax(Xd[:, :3], axis=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = BoundSVC().fit(X, y)
+        b = BoundSVC().fit(Xd, y)
+    np.testing.assert_array_equal(a.predict(X), b.predict(Xd))
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(Xd), atol=1e-6)
+
+
+def test_large_sparse_fit_never_densifies(monkeypatch):
+    """1000 x 100,000 with 20 non-zeros a row: the dense matrix would be 800 MB."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("a sparse matrix was densified")
+
+    for cls in (sp.csr_matrix, sp.csc_matrix, sp.coo_matrix):
+        monkeypatch.setattr(cls, "toarray", refuse)
+        monkeypatch.setattr(cls, "todense", refuse)
+    rng = np.random.default_rng(0)
+    n, d, k = 1000, 100_000, 20
+    cols = np.sort(np.stack([rng.choice(d, k, replace=False) for _ in range(n)]), axis=1)
+    X = sp.csr_matrix((rng.random(n * k), cols.ravel(), np.arange(0, n * k + 1, k)),
+                      shape=(n, d))
+    y = np.where(X @ rng.normal(size=d) > 0, 1, -1)
+    tracemalloc.start()
+    try:
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = BoundSVC().fit(X, y)
+        elapsed = time.perf_counter() - t0
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 200 * 2**20, f"peak {peak / 2**20:.0f} MB"
+    assert elapsed < 60.0
+    assert sp.issparse(model.support_vectors_)
+    assert model.predict(X[:10]).shape == (10,)
+
+
+def test_ard_kernel_and_selectors_refuse_sparse_clearly(data):
+    X, _, y, _, _ = data
+    with pytest.raises(ValueError, match="ard-rbf kernel .* does not support sparse X"):
+        ARDRBFKernel(np.ones(40)).block(X)
+    with pytest.raises(ValueError, match="does not support sparse X"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            BoundSVC(kernel="ard").fit(X, y)
+    from svmbound.selection import ScalingSelector
+
+    with pytest.raises(ValueError, match="ScalingSelector .* does not support sparse X"):
+        ScalingSelector().fit(X, y)
+
+
+# ---------------------------------------------------------------------------------------------
+# LIBSVM files and the CLI
+
+
+@pytest.fixture()
+def libsvm_files(tmp_path, data):
+    from sklearn.datasets import dump_svmlight_file
+
+    X, _, y, Z, _ = data
+    dump_svmlight_file(X, y, str(tmp_path / "train.txt"), zero_based=False)
+    dump_svmlight_file(Z, np.where(np.arange(30) % 2, 1.0, -1.0), str(tmp_path / "test.txt"),
+                       zero_based=False)
+    return tmp_path
+
+
+def test_load_libsvm_sparse_keeps_csr_and_the_checks(libsvm_files, data, tmp_path):
+    from svmbound.datasets import load_libsvm, load_libsvm_files
+
+    X, Xd, y, _, _ = data
+    S, ys = load_libsvm(libsvm_files / "train.txt", n_features=40, sparse=True)
+    assert S.format == "csr" and S.dtype == np.float64
+    np.testing.assert_allclose(S.toarray(), Xd, rtol=1e-15)   # %.17g round trip
+    np.testing.assert_array_equal(ys, y)
+    parts, info = load_libsvm_files([libsvm_files / "train.txt"], return_info=True,
+                                    sparse="auto")
+    assert info["sparse"] is False          # 15 % non-zeros: dense under "auto"
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1 1:0.5 3:1\n-1 2000000000:1\n")
+    with pytest.raises(ValueError, match="line 2: feature index 2000000000 would make"):
+        load_libsvm(bad, sparse=True)
+    with pytest.raises(ValueError, match="exceeds n_features=2"):
+        load_libsvm(bad, n_features=2, sparse=True)
+
+
+def test_cli_tune_sparse_equals_dense(libsvm_files, capsys):
+    import json
+
+    from svmbound.cli import main
+
+    results = []
+    for mode in ("yes", "no"):
+        assert main(["tune", str(libsvm_files / "train.txt"), "--test",
+                     str(libsvm_files / "test.txt"), "--sparse", mode, "--json", "--quiet"]) == 0
+        results.append(json.loads(capsys.readouterr().out))
+    s, d = results
+    assert s["test_accuracy"] == d["test_accuracy"]
+    assert s["train_accuracy"] == d["train_accuracy"]
+    assert main(["tune", str(libsvm_files / "train.txt"), "--sparse", "yes", "--scale",
+                 "--quiet"]) == 2
+    assert "--scale" in capsys.readouterr().err
+
+
+def test_export_of_a_sparse_model_is_refused_clearly(data):
+    from svmbound.export import binary_model
+
+    X, _, y, _, _ = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = BoundSVC(loss="l1", criterion="rm-l1").fit(X, y)
+    with pytest.raises(ValueError, match="sparse X .* not supported yet"):
+        binary_model(model)
