@@ -252,15 +252,11 @@ class OvOCrossValidationError(Criterion):
         self._svm_prev_key = None
         self._radius_prev = {}
         self._last = None
-        n_folds = int(n_folds)
-        n_minor = int(counts.min())
-        if n_folds < 2 or n_folds > n_minor:
-            raise ValueError(f"n_folds must be between 2 and the size of the smallest class "
-                             f"({n_minor}), got {n_folds}")
-        self.n_folds = n_folds
+        from .reference import stratified_folds
+
+        self.folds = stratified_folds(self.X, self.y, n_folds, random_state)
+        self.n_folds = len(self.folds)
         self.random_state = random_state
-        skf = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=random_state)
-        self.folds = [(tr, te) for tr, te in skf.split(self.X, self.y)]
         # per fold: the pairs of its training part, rows as indices of X
         self._fold_pairs = [[(tr[rows], y_pm) for _, _, rows, y_pm in
                              pair_subsets(self.y[tr], self.n_classes)] for tr, _ in self.folds]

@@ -24,6 +24,21 @@ from ..solvers.svm import check_loss
 from .base import Criterion, _kernel_key
 
 
+def stratified_folds(X, labels, n_folds, random_state) -> list:
+    """(train, test) index pairs of ``StratifiedKFold(n_folds, shuffle=True, random_state)``
+    over ``labels`` (±1 or class indices); ``n_folds`` must be between 2 and the size of the
+    smallest class (a ValueError otherwise)."""
+    from sklearn.model_selection import StratifiedKFold
+
+    n_folds = int(n_folds)
+    n_minor = int(np.unique(labels, return_counts=True)[1].min())
+    if n_folds < 2 or n_folds > n_minor:
+        raise ValueError(f"n_folds must be between 2 and the size of the smallest class "
+                         f"({n_minor}), got {n_folds}")
+    skf = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=random_state)
+    return [(tr, te) for tr, te in skf.split(X, labels)]
+
+
 class _ReferenceCriterion(Criterion):
     loss = "l1"
     differentiable = False
@@ -69,17 +84,9 @@ class CrossValidationError(_ReferenceCriterion):
                  n_jobs=None, **kw):
         super().__init__(X, y, kernel, loss=loss, **kw)
         self.n_jobs = n_jobs
-        from sklearn.model_selection import StratifiedKFold
-
-        n_folds = int(n_folds)
-        n_minor = int(min(np.count_nonzero(self.y > 0), np.count_nonzero(self.y < 0)))
-        if n_folds < 2 or n_folds > n_minor:
-            raise ValueError(f"n_folds must be between 2 and the size of the smaller class "
-                             f"({n_minor}), got {n_folds}")
-        self.n_folds = n_folds
+        self.folds = stratified_folds(self.X, self.y, n_folds, random_state)
+        self.n_folds = len(self.folds)
         self.random_state = random_state
-        skf = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=random_state)
-        self.folds = [(tr, te) for tr, te in skf.split(self.X, self.y)]
         self._fold_prev: list = [None] * n_folds
         self._fold_key: list = [None] * n_folds
 
