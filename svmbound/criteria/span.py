@@ -68,6 +68,16 @@ def _check_finite_positive(value, name):
     return v
 
 
+def _rbf_log_sigma2_derivative(d2, kernel) -> np.ndarray:
+    """∂K/∂ln σ² = exp(−γD²) ∘ D²/(2σ²) from the squared distances D², in D²'s memory plus one
+    n × n array."""
+    E = np.multiply(d2, -kernel.gamma)
+    np.exp(E, out=E)
+    E *= d2
+    E /= 2.0 * kernel.sigma2
+    return E
+
+
 def _kernel_derivative_matrices(kernel, X, Z=None) -> list:
     """[∂K(X, Z)/∂θ_k for every kernel parameter k], as explicit matrices.
 
@@ -84,16 +94,18 @@ def _kernel_derivative_matrices(kernel, X, Z=None) -> list:
             d2 += sq_norms(X)[:, None]
             d2 += sq_norms(Z)[None, :]
             np.maximum(d2, 0.0, out=d2)
-            return [np.exp(-kernel.gamma * d2) * d2 / (2.0 * kernel.sigma2)]
+            return [_rbf_log_sigma2_derivative(d2, kernel)]
         if kind is PolynomialKernel:
             return [kernel.degree * (dots(X, Z) + kernel.coef0) ** (kernel.degree - 1)]
     if kind is RBFKernel:
         m = Z.mean(axis=0)                      # translation invariant: centre (fewer digits lost)
         X, Z = X - m, Z - m
-        xx = np.einsum("ij,ij->i", X, X)[:, None]
-        zz = np.einsum("ij,ij->i", Z, Z)[None, :]
-        d2 = np.maximum(xx + zz - 2.0 * (X @ Z.T), 0.0)
-        return [np.exp(-kernel.gamma * d2) * d2 / (2.0 * kernel.sigma2)]
+        d2 = X @ Z.T
+        d2 *= -2.0
+        d2 += np.einsum("ij,ij->i", X, X)[:, None]
+        d2 += np.einsum("ij,ij->i", Z, Z)[None, :]
+        np.maximum(d2, 0.0, out=d2)
+        return [_rbf_log_sigma2_derivative(d2, kernel)]
     if kind is PolynomialKernel:
         return [kernel.degree * (X @ Z.T + kernel.coef0) ** (kernel.degree - 1)]
     if kind is LinearKernel or len(kernel.param_names) == 0:
@@ -104,38 +116,75 @@ def _kernel_derivative_matrices(kernel, X, Z=None) -> list:
         f"({type(kernel).__name__})")
 
 
-def _bordered_inverse_spd(A) -> np.ndarray | None:
+#: Rows per block of the in-place n × n updates below (bounded temporaries).
+_BLOCK = 512
+
+
+def _symmetrize_from_upper(M) -> None:
+    """M[j, i] = M[i, j] for j > i, in place (the upper triangle LAPACK's dpotri fills), in
+    row blocks so that no n × n temporary is made."""
+    n = M.shape[0]
+    for i0 in range(0, n, _BLOCK):
+        i1 = min(i0 + _BLOCK, n)
+        blk = M[i0:i1, i0:i1]
+        blk[...] = np.triu(blk) + np.triu(blk, 1).T
+        if i1 < n:
+            M[i1:, i0:i1] = M[i0:i1, i1:].T
+
+
+def _symmetrize(M) -> None:
+    """M ← (M + Mᵀ)/2 in place, block by block."""
+    n = M.shape[0]
+    for i0 in range(0, n, _BLOCK):
+        i1 = min(i0 + _BLOCK, n)
+        for j0 in range(i0, n, _BLOCK):
+            j1 = min(j0 + _BLOCK, n)
+            avg = 0.5 * (M[i0:i1, j0:j1] + M[j0:j1, i0:i1].T)
+            M[i0:i1, j0:j1] = avg
+            M[j0:j1, i0:i1] = avg.T
+
+
+def _bordered_inverse_spd(A, overwrite: bool = False) -> np.ndarray | None:
     """[[A, 1], [1ᵀ, 0]]⁻¹ for a symmetric positive definite A by its Cholesky factor, or None
     when A is not numerically positive definite. With u = A⁻¹1 and s = 1ᵀu (Schur complement
     −s): the inverse is [[A⁻¹ − uuᵀ/s, u/s], [uᵀ/s, −1/s]] — about n³ flops against the 2n³ of
-    an LU inverse of the bordered matrix."""
-    from scipy.linalg import LinAlgError, lapack
+    an LU inverse of the bordered matrix. The factorisation and A⁻¹ are made in place (in A's
+    memory when ``overwrite``), so the peak is two n × n arrays: A⁻¹ and the result."""
+    from scipy.linalg import lapack
 
     n = A.shape[0]
-    c, info = lapack.dpotrf(A, lower=0, clean=1, overwrite_a=0)
+    if not overwrite:
+        A = A.copy()
+    # A is symmetric: its transpose view is Fortran-ordered, which LAPACK factors in place
+    F = A.T if A.flags.c_contiguous else A
+    c, info = lapack.dpotrf(F, lower=0, clean=0, overwrite_a=1)
     if info != 0:
         return None
     Ainv, info = lapack.dpotri(c, lower=0, overwrite_c=1)
+    del c
     if info != 0:
         return None
-    Ainv = np.triu(Ainv)
-    Ainv = Ainv + np.triu(Ainv, 1).T
+    _symmetrize_from_upper(Ainv)
     u = Ainv.sum(axis=1)
     s = float(u.sum())
-    if not np.isfinite(s) or s <= 0 or not np.all(np.isfinite(Ainv)):
+    if not np.isfinite(s) or s <= 0 or not np.all(np.isfinite(u)):
         return None
     G = np.empty((n + 1, n + 1))
-    try:
-        G[:n, :n] = Ainv - np.outer(u, u) / s
-    except (LinAlgError, FloatingPointError):  # pragma: no cover - defensive
+    G[:n, :n] = Ainv
+    del Ainv
+    v = u / s
+    for i0 in range(0, n, _BLOCK):                  # G_SV ← A⁻¹ − u uᵀ/s, row block by block
+        i1 = min(i0 + _BLOCK, n)
+        G[i0:i1, :n] -= np.outer(u[i0:i1], v)
+    if not np.all(np.isfinite(G[:n, :n])):
         return None
-    G[:n, n] = u / s
-    G[n, :n] = u / s
+    G[:n, n] = v
+    G[n, :n] = v
     G[n, n] = -1.0 / s
     return G
 
 
-def span_squared(K_sv, alpha_sv=None, eta: float = 0.0):
+def span_squared(K_sv, alpha_sv=None, eta: float = 0.0, overwrite: bool = False):
     """Squared spans of the support vectors (Chapelle eq. 12 and its regularised form, §6.4).
 
     S_p² = 1/((M̃ + D)⁻¹)_pp − D_pp,  M̃ = [[K_SV, 1], [1ᵀ, 0]],  D = diag(η/α_1, …, η/α_n, 0).
@@ -145,18 +194,22 @@ def span_squared(K_sv, alpha_sv=None, eta: float = 0.0):
     min_{Σλ=1} ‖Φ(x_p) − Σ_{i≠p} λ_i Φ(x_i)‖² + η Σ_{i≠p} λ_i²/α_i.
 
     The inverse is formed from the Cholesky factor of K_SV + D (positive definite for the
-    L2-SVM's K̃ = K + I/C), falling back to an LU inverse of the bordered matrix.
+    L2-SVM's K̃ = K + I/C), falling back to an LU inverse of the bordered matrix. With
+    ``overwrite`` K_sv's memory is used for the factorisation (its content is lost).
     Returns (S², (M̃ + D)⁻¹, diag D[:n]).
     """
     K_sv = np.asarray(K_sv, dtype=np.float64)
     n = K_sv.shape[0]
     d = np.zeros(n)
-    A = K_sv.copy()
+    A = K_sv if overwrite else K_sv.copy()
     if eta > 0:
         d = eta / np.asarray(alpha_sv, dtype=np.float64)
         A[np.arange(n), np.arange(n)] += d
-    Ginv = _bordered_inverse_spd(A)
+    Ginv = _bordered_inverse_spd(A, overwrite=overwrite)
     if Ginv is None:
+        if overwrite:
+            raise np.linalg.LinAlgError("K~_SV + D is not positive definite; call span_squared "
+                                        "without overwrite for the LU fallback")
         G = np.zeros((n + 1, n + 1))
         G[:n, :n] = A
         G[:n, n] = 1.0
@@ -179,7 +232,8 @@ class HyperplaneSolver:
 
         self.y = np.asarray(y_sv, dtype=np.float64)
         self.n = self.y.size
-        A = Kt_sv * np.outer(self.y, self.y)
+        A = Kt_sv * self.y[:, None]                  # K̃^Y = Y K̃ Y without an outer product
+        A *= self.y[None, :]
         self._cho = self._lu = None
         try:
             c, info = lapack.dpotrf(A, lower=0, clean=0, overwrite_a=1)
@@ -275,15 +329,19 @@ class _L2SVEstimate(Criterion):
         """(solution, SV indices, K̃_SV, α_SV, b), α and b polished by ``polish_alpha_b``."""
         sol = self.solve_svm(C, kernel)
         sv = sol.support
-        Xsv = self.X[sv]
-        Kt = kernel.block(Xsv)
-        Kt[np.diag_indices_from(Kt)] += self.l2_shift(C, sv)
+        Kt = self._kt_sv(C, kernel, sv)
         try:
             self._system = HyperplaneSolver(Kt, self.y[sv])
         except np.linalg.LinAlgError:
             self._system = None
         a, b = polish_alpha_b(Kt, self.y[sv], sol.alpha[sv], sol.b, self._system)
         return sol, sv, Kt, a, b
+
+    def _kt_sv(self, C, kernel, sv):
+        """K̃_SV = K(X_SV, X_SV) + diag(1/C_i) over the support vectors ``sv``."""
+        Kt = kernel.block(self.X[sv])
+        Kt[np.diag_indices_from(Kt)] += self.l2_shift(C, sv)
+        return Kt
 
     def _info(self, sol, value) -> dict:
         n = self.y.size
@@ -337,7 +395,15 @@ class SpanBound(_L2SVEstimate):
         sol, sv, Kt, a, _ = self._sv_problem(C, kernel)
         ysv = self.y[sv]
         n_sv, n = sv.size, self.y.size
-        s2, Ginv, d = span_squared(Kt, a, self.eta)
+        # K̃_SV is not needed after this (the §6.3 solves use self._system's factor): factor it
+        # in place, and keep at most a few n_SV × n_SV arrays alive at once (Reuters: ~10 before)
+        keep_kt = self._system is None          # the §6.3 solves then need K̃_SV itself
+        try:
+            s2, Ginv, d = span_squared(Kt, a, self.eta, overwrite=not keep_kt)
+        except np.linalg.LinAlgError:           # not positive definite: LU on a fresh K̃_SV
+            s2, Ginv, d = span_squared(self._kt_sv(C, kernel, sv), a, self.eta)
+        if not keep_kt:
+            Kt = None
         z = a * s2 - 1.0
         psi = sigmoid(z, self.A, self.B)
         value = float(psi.sum()) + (n - n_sv) * float(sigmoid(-1.0, self.A, self.B))
@@ -349,13 +415,18 @@ class SpanBound(_L2SVEstimate):
         dpsi = self.A * psi * (1.0 - psi)
         Bsv = Ginv[:n_sv, :n_sv]
         w = dpsi * a * (s2 + d) ** 2            # (S̃² + D_pp)² = 1/B_pp²
-        P = (Bsv * w) @ Bsv
+        P = Bsv * w
+        P = P @ Bsv                             # B diag(w) B
+        del Bsv, Ginv
         g = dpsi * s2
         if self.eta > 0:
             g = g - self.eta * (np.diag(P) - dpsi * a) / a ** 2
         u = alpha_b_adjoint(Kt, ysv, g, system=self._system)
-        W = P - np.outer(u * ysv, a * ysv)
-        W = 0.5 * (W + W.T)
+        W = P                                   # W = P − (u∘y)(α∘y)ᵀ, symmetrised, in place
+        uy, ay = u * ysv, a * ysv
+        for i0 in range(0, n_sv, _BLOCK):
+            W[i0:i0 + _BLOCK] -= np.outer(uy[i0:i0 + _BLOCK], ay)
+        _symmetrize(W)
         grad = np.empty(self.n_params)
         grad[0] = -np.sum(self.over_w(np.diag(W), sv)) / C    # ∂K̃/∂ln C = −diag(1/C_i)
         Xsv = self.X[sv]
@@ -364,7 +435,7 @@ class SpanBound(_L2SVEstimate):
             grad[1:] = kernel.contract_matrix(Xsv, W)
         else:
             for k, dK in enumerate(_kernel_derivative_matrices(kernel, Xsv)):
-                grad[1 + k] = float(np.sum(W * dK))
+                grad[1 + k] = float(np.vdot(W, dK))
         return value, grad, info
 
 
