@@ -231,6 +231,9 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         gradient, and the CV of criterion='auto' (whose held-out errors then count with their
         weights: with 'balanced', the balanced error rate). Samples of weight 0 are dropped
         (as LIBSVM does); ``support_`` still indexes the rows of the X given to ``fit``.
+        Three or more classes: w_i = class_weight[y_i]·s_i is computed once on all samples
+        and each one-vs-one pair trains and is tuned with the weights of its rows; the voting
+        CV of criterion='auto' counts held-out errors with their weights.
     verbose : one line per search iteration on stderr when > 0.
     criterion_params : dict or None
         Extra keyword arguments of the criterion, e.g. ``{"n_folds": 10}`` for 'cv-error'.
@@ -557,11 +560,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         if classes.size > 2:   # one-vs-one: svmbound.multiclass
             from .multiclass import fit_multiclass
 
-            if sample_weight is not None or self.class_weight is not None:
-                raise ValueError("class_weight and sample_weight are supported for two classes "
-                                 f"only so far; y has {classes.size} classes")
-
-            fit_multiclass(self, X, y_idx, classes, t0)
+            fit_multiclass(self, X, y_idx, classes, t0, sample_weight)
             self.n_iter_ = int(self.search_.nfev)
             return self
         y_pm, self.classes_ = check_binary_y(y, X.shape[0])

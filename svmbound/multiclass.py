@@ -31,6 +31,13 @@ Hyperparameters (``multiclass_theta``):
   have different kernels: such a model cannot be exported to SVC / LIBSVM (one kernel for all
   pairs) unless the kernels happen to coincide.
 
+Weights (``class_weight``, ``fit(sample_weight=)``): w_i = class_weight[y_i]·sample_weight_i
+on all samples (scikit-learn's semantics; 'balanced' counts the classes on all of y), samples
+of weight 0 dropped (``support_`` indexes the rows given to fit); every pair's criteria,
+trainings and final machine get the weights of its rows (C_i = C·w_i), the voting CV counts
+held-out errors with their weights; with 'per-pair' each pair's BoundSVC is fitted with
+``sample_weight`` = its rows' w.
+
 Model checks (``svmbound.checks``, "never silent"): every pair's machine is checked on its own
 training rows (one class only, training error at or above its minority rate, a vacuous
 criterion estimate, an unconverged solve), and the voting machine on all training rows (one
@@ -88,11 +95,40 @@ def _label(v) -> str:
 # -------------------------------------------------------------------------------------------
 # fitting
 # -------------------------------------------------------------------------------------------
-def fit_multiclass(est, X, y_idx, classes, t0=None):
+def multiclass_weights(est, y_idx, sample_weight=None):
+    """(w, kept): the per-sample weights w_i = class_weight[y_i]·sample_weight_i (computed on
+    all samples, as scikit-learn: 'balanced' counts every class on all of y) of the samples of
+    weight > 0 (None when all are 1) and the indices of those samples (None when none has
+    weight 0); sets ``class_weight_``. Needs ``classes_``. Every class needs a sample of
+    weight > 0 (a ValueError names the classes that have none)."""
+    from ._weights import combine_weights
+
+    labels = est.classes_[y_idx]
+    w, est.class_weight_ = combine_weights(est.class_weight, est.classes_, labels, sample_weight)
+    if w is None or np.all(w > 0):
+        return w, None
+    kept = np.flatnonzero(w > 0)
+    k = est.classes_.size
+    empty = np.flatnonzero(np.bincount(y_idx[kept], minlength=k) == 0)
+    if empty.size:
+        names = ", ".join(_label(est.classes_[c]) for c in empty)
+        raise ValueError(f"every sample of class {names} has weight zero (weights are "
+                         "class_weight x sample_weight): each of the classes needs a sample of "
+                         "weight > 0")
+    return w[kept], kept
+
+
+def fit_multiclass(est, X, y_idx, classes, t0=None, sample_weight=None):
     """Fit ``est`` (a BoundSVC) on k ≥ 3 classes; ``y_idx`` the class indices into ``classes``
-    (``_validation.check_class_y``). Returns ``est``."""
+    (``_validation.check_class_y``); ``sample_weight`` per sample (with ``est.class_weight``:
+    C_i = C·class_weight[y_i]·sample_weight_i; samples of weight 0 are dropped, ``support_``
+    indexes the rows of the X given). Returns ``est``."""
     t0 = time.perf_counter() if t0 is None else t0
     est.classes_ = np.asarray(classes)
+    shape = X.shape
+    weights, kept = multiclass_weights(est, y_idx, sample_weight)
+    if kept is not None:
+        X, y_idx = X[kept], y_idx[kept]
     est._validate()
     from threadpoolctl import threadpool_limits
 
@@ -102,30 +138,37 @@ def fit_multiclass(est, X, y_idx, classes, t0=None):
     # summed span evaluation took 5–10 s with OpenBLAS on 2 threads and 0.09 s on 1.
     with threadpool_limits(limits=1, user_api="blas"):
         if est.multiclass_theta == "per-pair":
-            _fit_per_pair(est, X, y_idx)
+            _fit_per_pair(est, X, y_idx, weights)
         else:
-            _fit_shared(est, X, y_idx, t0)
-    est.shape_fit_ = X.shape
+            _fit_shared(est, X, y_idx, t0, weights)
+    if kept is not None:   # rows of the X given to fit
+        est.support_ = kept[est.support_].astype(np.int32)
+        for m in est.pair_models_:
+            m.support = kept[m.support]
+    est.shape_fit_ = shape
     est.fit_time_ = time.perf_counter() - t0
     return est
 
 
-def train_pairs(X, subsets, kernel, C, *, loss, tol, cache_size, n_jobs=None, prevs=None):
+def train_pairs(X, subsets, kernel, C, *, loss, tol, cache_size, n_jobs=None, prevs=None,
+                weights=None):
     """The SVM of every pair of ``subsets`` (``ovo.pair_subsets``) at (C, kernel), in
-    ``n_jobs`` threads; ``prevs`` optional per-pair warm-start solutions."""
+    ``n_jobs`` threads; ``prevs`` optional per-pair warm-start solutions; ``weights``
+    per-sample weights over the rows of X (pair p trains with ``weights[rows]``)."""
     def one(p):
         _, _, rows, y_pm = subsets[p]
+        wp = None if weights is None else weights[rows]
         prev = None if prevs is None else prevs[p]
         alpha0 = None
         if prev is not None and prev.alpha.shape == y_pm.shape:
-            alpha0 = warm_start_alpha(prev.alpha, y_pm, prev.C, C, loss)
+            alpha0 = warm_start_alpha(prev.alpha, y_pm, prev.C, C, loss, wp)
         return solve_svm_dual(X[rows], y_pm, kernel, C, loss=loss, tol=tol, alpha0=alpha0,
-                              cache_size=cache_size, check_input=False)
+                              cache_size=cache_size, check_input=False, weights=wp)
 
     return _parallel(one, range(len(subsets)), n_jobs)
 
 
-def _fit_shared(est, X, y_idx, t0):
+def _fit_shared(est, X, y_idx, t0, weights=None):
     from .criteria import criterion_class
     from .estimators import base_kernel, box_and_start, split_degree
 
@@ -139,6 +182,8 @@ def _fit_shared(est, X, y_idx, t0):
 
     def factory(name, X_, y_, kernel_, **kw):
         kw.setdefault("n_jobs", est.n_jobs)   # the strategy passes its own for the CV
+        if weights is not None:               # the strategy passes them too
+            kw["weights"] = weights
         return pairwise_criterion(name, X_, y_, kernel_, n_classes=k, **kw)
 
     if est._uses_auto():
@@ -155,13 +200,14 @@ def _fit_shared(est, X, y_idx, t0):
         lower, upper, x0 = box_and_start(crit.param_names, est.bounds, est.start)
     # the run control checks reproducibility / counts grid points on one pair's criterion
     first = getattr(crit, "criteria", [crit])[0]
-    run, bar = est._start_run_control(X, y_idx.astype(np.float64), first, lower, upper)
+    run, bar = est._start_run_control(X, y_idx.astype(np.float64), first, lower, upper, weights)
     callback = est._iteration_printer(bar, t0)
     prevs = pair_rates = None
     try:
         if crit is None:
             result, theta, n_search = est._run_auto(X, y_idx, kernel0, lower, upper, x0,
-                                                    callback, run, criterion_factory=factory)
+                                                    callback, run, weights=weights,
+                                                    criterion_factory=factory)
             est.criterion_name_ = "auto"
         else:
             crit = run.wrap(crit)
@@ -182,7 +228,7 @@ def _fit_shared(est, X, y_idx, t0):
         run.close()
 
     theta, models, problems, pair_problems = _final_shared(est, X, y_idx, subsets, kernel0,
-                                                           theta, prevs, pair_rates)
+                                                           theta, prevs, pair_rates, weights)
     n_pairs = len(subsets)
     if is_severe(problems + pair_problems) and est._uses_auto():
         from .strategy import _cv_key
@@ -191,7 +237,8 @@ def _fit_shared(est, X, y_idx, t0):
         order = sorted(range(len(result.candidates)), key=lambda i: _cv_key(result.candidates[i]))
         for i in order[1:]:
             cand = np.asarray(result.candidates[i]["x"], dtype=float)
-            t, m, p, pp = _final_shared(est, X, y_idx, subsets, kernel0, cand, None, None)
+            t, m, p, pp = _final_shared(est, X, y_idx, subsets, kernel0, cand, None, None,
+                                        weights)
             n_search += n_pairs
             if not is_severe(p + pp):
                 result.message += (f"; the chosen model was unusable ({'; '.join(problems)}), "
@@ -217,19 +264,22 @@ def _fit_shared(est, X, y_idx, t0):
         est.best_params_["gamma"] = 1.0 / (2.0 * est.best_params_["sigma2"])
 
 
-def _final_shared(est, X, y_idx, subsets, kernel0, theta, prevs, pair_rates):
+def _final_shared(est, X, y_idx, subsets, kernel0, theta, prevs, pair_rates, weights=None):
     """Train every pair at the shared θ, set the model on ``est`` and check it:
     (θ, pair models, problems, pair problems). Chung §4.3 for L1: when no pair has a bounded
-    support vector, C = the largest α of all pairs leaves every pair's solution unchanged and
-    is reported."""
+    support vector, C = the largest α of all pairs (α_i/w_i with per-sample weights: the boxes
+    C·w_i) leaves every pair's solution unchanged and is reported."""
     theta = np.asarray(theta, dtype=float).copy()
     C = float(np.exp(theta[0]))
     kernel = kernel0.with_theta(theta[1:]) if theta.size > 1 else kernel0
     sols = train_pairs(X, subsets, kernel, C, loss=est.loss, tol=est.tol,
-                       cache_size=est.cache_size, n_jobs=est.n_jobs, prevs=prevs)
+                       cache_size=est.cache_size, n_jobs=est.n_jobs, prevs=prevs,
+                       weights=weights)
     est.c_projected_ = False
     if est.loss == "l1":
-        max_alpha = max(float(s.alpha.max()) for s in sols)
+        max_alpha = max(float(s.alpha.max() if weights is None else
+                              (s.alpha / weights[rows]).max())
+                        for s, (_, _, rows, _) in zip(sols, subsets))
         if all(s.bounded.size == 0 for s in sols) and max_alpha > 0:
             C = max_alpha
             theta[0] = np.log(C)
@@ -253,8 +303,9 @@ def _pair_model(i, j, rows, y_pm, sol, kernel, theta) -> PairModel:
                      bounded=int(sol.bounded.size))
 
 
-def _fit_per_pair(est, X, y_idx):
-    """Every pair a binary BoundSVC of its own (labels 1 = class i ↦ +1), in n_jobs threads.
+def _fit_per_pair(est, X, y_idx, weights=None):
+    """Every pair a binary BoundSVC of its own (labels 1 = class i ↦ +1), in n_jobs threads,
+    fitted with ``sample_weight`` = the weights of its rows (class_weight already in them).
     The pairs' ModelWarnings are collected into one; their other warnings are passed on once."""
     from sklearn.base import clone
 
@@ -266,10 +317,12 @@ def _fit_per_pair(est, X, y_idx):
 
     def fit_pair(p):
         i, j, rows, y_pm = subsets[p]
-        sub = clone(est).set_params(n_jobs=1, multiclass_theta="shared", progress=False)
+        sub = clone(est).set_params(n_jobs=1, multiclass_theta="shared", progress=False,
+                                    class_weight=None)
         if est.log_file is not None:
             sub.set_params(log_file=f"{est.log_file}.pair-{i}-{j}")
-        return sub.fit(X[rows], (y_pm > 0).astype(np.int8))
+        return sub.fit(X[rows], (y_pm > 0).astype(np.int8),
+                       sample_weight=None if weights is None else weights[rows])
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

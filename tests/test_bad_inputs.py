@@ -44,8 +44,11 @@ API_CASES = {
     "fit-ragged-X": (lambda: BoundSVC().fit([[1, 2], [3]], [1, -1]), "X must be"),
     "fit-y-length": (lambda: BoundSVC().fit(X, Y[:-1]), "different lengths"),
     "fit-one-class": (lambda: BoundSVC().fit(X, np.ones(30)), "single class"),
-    "fit-three-classes-weighted": (lambda: BoundSVC(class_weight="balanced").fit(
-        X, np.arange(30) % 3), "supported for two classes only so far; y has 3 classes"),
+    "fit-three-classes-negative-weight": (lambda: BoundSVC().fit(
+        X, np.arange(30) % 3, sample_weight=_with(np.ones((30, 1)), 4, 0, -1.0)[:, 0]),
+        "sample_weight must be >= 0; entry 4 is"),
+    "fit-three-classes-zero-weight-class": (lambda: BoundSVC(class_weight={2: 0.0}).fit(
+        X, np.arange(30) % 3), "every sample of class 2 has weight zero"),
     "fit-continuous-y": (lambda: BoundSVC().fit(X, np.where(Y > 0, 1.5, 0.5)), "Unknown label type: continuous"),
     "fit-nan-y": (lambda: BoundSVC().fit(X, _with(Y[:, None], 4, 0, np.nan)[:, 0]), "y contains NaN"),
     "fit-2d-y": (lambda: BoundSVC().fit(X, np.c_[Y, Y]), "y must be 1-D"),
@@ -185,7 +188,7 @@ CLI_CASES = {
     "empty-file": (["tune", "{d}/empty.txt"], "no data lines"),
     "no-features": (["tune", "{d}/nofeatures.txt"], "no line has a feature"),
     "three-classes-weighted": (["tune", "{d}/three.txt", "--class-weight", "balanced"],
-                               "supported for two classes only so far; y has 3 classes"),
+                               "n_folds must be between 2 and the size of the smallest class (1)"),
     "continuous-labels": (["tune", "{d}/half.txt"], "Unknown label type: continuous"),
     "test-labels": (["tune", "{d}/train.txt", "--test", "{d}/test01.txt"], "test set has labels [0.0] that are not among the training classes"),
     "n-features": (["tune", "{d}/train.txt", "--n-features", "2"], "line 1: feature index 3 exceeds n_features=2"),

@@ -277,3 +277,96 @@ def test_search_log_and_resume_with_the_summed_criterion(data, tmp_path):
     assert len(log.read_text().splitlines()) == n_lines
     np.testing.assert_array_equal(a.best_theta_, b.best_theta_)
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-8)
+
+
+# -------------------------------------------------------------------------------------------
+# class_weight / sample_weight with three or more classes
+# -------------------------------------------------------------------------------------------
+def _weighted_blobs():
+    from sklearn.datasets import make_blobs
+
+    return make_blobs(n_samples=[50, 30, 15], centers=[[0, 0], [3, 0], [0, 3]],
+                      cluster_std=2.0, random_state=0)
+
+
+_LC, _LS = 0.5, 1.0   # the fixed θ: ln C, ln σ²
+
+
+def _fixed_theta_fit(X, y, sample_weight=None, **params):
+    import warnings
+
+    from svmbound import BoundSVC
+
+    grid = {"log_C": (_LC, _LC, 1), "log_sigma2": (_LS, _LS, 1)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return BoundSVC(loss="l1", search="grid", grid=grid, criterion="cv-error", tol=1e-8,
+                        decision_function_shape="ovo", **params).fit(
+            X, y, sample_weight=sample_weight)
+
+
+@pytest.mark.parametrize("theta", ["shared", "per-pair"])
+@pytest.mark.parametrize("weighting", ["dict", "balanced", "sample", "sample-zeros", "both"])
+def test_weighted_multiclass_matches_libsvm(theta, weighting):
+    from sklearn.svm import SVC
+
+    X, y = _weighted_blobs()
+    rng = np.random.RandomState(1)
+    cw = sw = None
+    if weighting in ("dict", "both"):
+        cw = {0: 1.0, 1: 3.0, 2: 0.5}
+    if weighting == "balanced":
+        cw = "balanced"
+    if weighting in ("sample", "both"):
+        sw = rng.uniform(0.2, 2.0, y.size)
+    if weighting == "sample-zeros":
+        sw = rng.uniform(0.2, 2.0, y.size)
+        sw[::7] = 0.0
+    est = _fixed_theta_fit(X, y, sw, class_weight=cw, multiclass_theta=theta)
+    ref = SVC(C=np.exp(_LC), gamma=1 / (2 * np.exp(_LS)), class_weight=cw, tol=1e-10,
+              decision_function_shape="ovo").fit(X, y, sample_weight=sw)
+    np.testing.assert_allclose(est.decision_function(X), ref.decision_function(X), atol=1e-6)
+    np.testing.assert_array_equal(est.predict(X), ref.predict(X))
+    np.testing.assert_allclose(est.class_weight_, ref.class_weight_)
+    if weighting == "sample-zeros":
+        # rows of the X given to fit (as binary BoundSVC); SVC's index the rows of weight > 0
+        kept = np.flatnonzero(sw > 0)
+        np.testing.assert_array_equal(np.sort(est.support_), np.sort(kept[ref.support_]))
+        assert est.shape_fit_ == X.shape
+
+
+@pytest.mark.parametrize("theta", ["shared", "per-pair"])
+def test_unit_weights_reproduce_unweighted_multiclass(theta):
+    X, y = _weighted_blobs()
+    plain = _fixed_theta_fit(X, y, multiclass_theta=theta)
+    ones = _fixed_theta_fit(X, y, np.ones(y.size), class_weight={0: 1.0, 1: 1.0, 2: 1.0},
+                            multiclass_theta=theta)
+    np.testing.assert_array_equal(ones.decision_function(X), plain.decision_function(X))
+    np.testing.assert_array_equal(ones.support_, plain.support_)
+    np.testing.assert_array_equal(plain.class_weight_, np.ones(3))
+
+
+def test_balanced_improves_minority_recall_multiclass():
+    """Default strategy (bounds + voting CV counting weighted errors), imbalanced 3 classes."""
+    import warnings
+
+    from sklearn.datasets import make_classification
+    from sklearn.metrics import recall_score
+
+    from svmbound import BoundSVC
+
+    X, y = make_classification(n_samples=300, n_features=4, n_informative=3, n_redundant=0,
+                               n_classes=3, n_clusters_per_class=1, weights=[0.75, 0.2, 0.05],
+                               class_sep=0.6, flip_y=0, random_state=3)
+    Xt, yt = make_classification(n_samples=3000, n_features=4, n_informative=3, n_redundant=0,
+                                 n_classes=3, n_clusters_per_class=1,
+                                 weights=[0.75, 0.2, 0.05], class_sep=0.6, flip_y=0,
+                                 random_state=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = BoundSVC(max_iter=10).fit(X, y)
+        bal = BoundSVC(max_iter=10, class_weight="balanced").fit(X, y)
+    r_plain = recall_score(y, plain.predict(X), average=None)
+    r_bal = recall_score(y, bal.predict(X), average=None)
+    assert r_bal[2] > r_plain[2], (r_plain, r_bal)
+    assert bal.search_.message.count("weighted") == 1

@@ -24,12 +24,14 @@ CHEAP_ESTIMATORS = [BoundSVC(max_iter=3, n_folds=2), ScalingSelector(max_iter=3)
 #: fails (XPASS) as soon as the feature lands and the entry must be removed.
 EXPECTED_FAILED = {
     "BoundSVC": {
-        name: ("class_weight / sample_weight with three or more classes is not implemented "
-               "yet (refused with a clear ValueError); these checks fit weighted 3-class "
-               "problems")
-        for name in ("check_sample_weights_list", "check_sample_weight_equivalence_on_dense_data",
-                     "check_sample_weight_equivalence_on_sparse_data",
-                     "check_class_weight_classifiers")
+        name: ("not a missing feature: weight w is not the same as w repeated rows for a tuned "
+               "SVM. The tuning's cross-validation folds are over distinct samples, so the "
+               "weighted and the repeated data get different folds (here the check's weighted "
+               "data leaves one class a single sample of weight > 0, which 2 stratified folds "
+               "cannot split, while its repetitions can): the tuned (C, kernel) and the model "
+               "differ. At a fixed θ the weighted SVM equals LIBSVM's (tests/test_multiclass.py)")
+        for name in ("check_sample_weight_equivalence_on_dense_data",
+                     "check_sample_weight_equivalence_on_sparse_data")
     },
 }
 

@@ -213,6 +213,11 @@ class OvOCrossValidationError(Criterion):
     by ℓ (ties between candidates are broken by it, ``strategy._cv_key``).
 
     ``y`` holds class indices 0..k−1 (``svmbound._validation.check_class_y``).
+
+    Per-sample weights (``weights=``, C_i = C·w_i, computed on all rows): each (fold, pair)
+    training gets the weights of its rows, and a held-out row in error counts with its weight
+    (value = Σ w over the errors, ``rate`` = value/Σw, ``hinge`` weighted and over Σw), as the
+    binary ``CrossValidationError`` does.
     """
 
     name = "cv-error"
@@ -224,8 +229,8 @@ class OvOCrossValidationError(Criterion):
 
     def __init__(self, X, y, kernel, *, loss: str = "l1", n_folds: int = 5, random_state=0,
                  n_jobs=None, tol: float = 1e-6, cache_size: float = DEFAULT_CACHE_MB,
-                 warm_start: bool = True):
-        from sklearn.model_selection import StratifiedKFold
+                 warm_start: bool = True, weights=None):
+        from .._weights import check_weights
 
         self.X = check_X(X)
         y = np.asarray(y).ravel()
@@ -240,6 +245,8 @@ class OvOCrossValidationError(Criterion):
         if self.n_classes < 2 or np.any(counts == 0):
             raise ValueError(f"y must hold every class index 0..{self.n_classes - 1} at least "
                              f"once, got counts {counts.tolist()}")
+        #: per-sample weights w_i > 0 (C_i = C·w_i), None when all are 1
+        self.weights = check_weights(weights, self.y.size)
         self.kernel = kernel
         self.loss = check_loss(loss)
         self.tol = float(tol)
@@ -268,12 +275,13 @@ class OvOCrossValidationError(Criterion):
         k, p = task
         rows, y_pm = self._fold_pairs[k][p]
         Xp = self.X[rows]
+        wp = None if self.weights is None else self.weights[rows]
         prev = self._fold_prev[k][p]
         alpha0 = None
         if self.warm_start and prev is not None:
-            alpha0 = warm_start_alpha(prev.alpha, y_pm, prev.C, C, self.loss)
+            alpha0 = warm_start_alpha(prev.alpha, y_pm, prev.C, C, self.loss, wp)
         sol = solve_svm_dual(Xp, y_pm, kernel, C, loss=self.loss, tol=self.tol, alpha0=alpha0,
-                             cache_size=self.cache_size, check_input=False)
+                             cache_size=self.cache_size, check_input=False, weights=wp)
         self._fold_prev[k][p] = sol
         te = self.folds[k][1]
         return decision_function(Xp, y_pm, sol.alpha, sol.b, kernel, self.X[te]), sol.n_iter
@@ -289,26 +297,34 @@ class OvOCrossValidationError(Criterion):
             dec = np.column_stack([d for d, _ in block])
             n_iter += sum(i for _, i in block)
             yte = self.y[te]
-            errors += int(np.count_nonzero(vote(dec, self.n_classes) != yte))
+            wrong = vote(dec, self.n_classes) != yte
             h = np.zeros(te.size)
             for p, (i, j) in enumerate(self.pairs):
                 mi, mj = yte == i, yte == j
                 h[mi] += np.maximum(0.0, 1.0 - dec[mi, p])
                 h[mj] += np.maximum(0.0, 1.0 + dec[mj, p])
-            hinge += float(h.sum()) / (self.n_classes - 1)
+            if self.weights is None:
+                errors += int(np.count_nonzero(wrong))
+                hinge += float(h.sum()) / (self.n_classes - 1)
+            else:
+                wte = self.weights[te]
+                errors += float(wte[wrong].sum())
+                hinge += float(wte @ h) / (self.n_classes - 1)
         value = float(errors)
-        n = self.y.size
+        n = self.y.size if self.weights is None else float(self.weights.sum())
         return value, None, {"n_folds": self.n_folds, "n_pairs": n_pairs, "n_iter": int(n_iter),
                              "rate": value / n, "hinge": hinge / n}
 
 
 def pairwise_criterion(name: str, X, y_idx, kernel, *, n_classes: int | None = None,
-                       n_jobs=None, loss: str | None = None, random_state=None, **kw):
+                       n_jobs=None, loss: str | None = None, random_state=None, weights=None,
+                       **kw):
     """The multi-class criterion ``name`` on class indices ``y_idx``: 'cv-error' is
     :class:`OvOCrossValidationError` (the voting CV error; ``n_jobs`` its threads), every other
     name the :class:`PairwiseSum` of that binary criterion over the one-vs-one pairs (built
     with ``svmbound.criteria.make_criterion``; ``n_jobs`` threads over the pairs). Keyword
-    arguments go to the criterion as for ``make_criterion``."""
+    arguments go to the criterion as for ``make_criterion``; ``weights`` (per-sample, over all
+    rows of ``y_idx``) go to the voting CV whole and to each pair criterion as ``w[rows]``."""
     from . import criterion_class, make_criterion
 
     y_idx = np.asarray(y_idx).astype(np.intp)
@@ -319,9 +335,14 @@ def pairwise_criterion(name: str, X, y_idx, kernel, *, n_classes: int | None = N
             kw.setdefault("loss", loss)
         if random_state is not None:
             kw.setdefault("random_state", random_state)
-        return OvOCrossValidationError(X, y_idx, kernel, n_jobs=n_jobs, **kw)
+        return OvOCrossValidationError(X, y_idx, kernel, n_jobs=n_jobs, weights=weights, **kw)
     subsets = pair_subsets(y_idx, k)
+    if weights is not None:
+        from .._weights import check_weights
+
+        weights = check_weights(weights, y_idx.size)
     crits = [make_criterion(name, X[rows], y_pm, kernel, loss=loss, random_state=random_state,
-                            **kw) for _, _, rows, y_pm in subsets]
+                            **kw, **({} if weights is None else {"weights": weights[rows]}))
+             for _, _, rows, y_pm in subsets]
     return PairwiseSum(crits, pairs=[(i, j) for i, j, _, _ in subsets], n_samples=y_idx.size,
                        n_jobs=n_jobs)
