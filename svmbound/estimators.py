@@ -633,7 +633,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                     break
         result.problems = problems
         result.fallback = None
-        if is_severe(problems) and not self._uses_auto() and np.ptp(X, axis=0).any():
+        if is_severe(problems) and not self._uses_auto() and not degenerate:
             # the chosen criterion/search gave an unusable model (e.g. the minimum of a bound
             # that is vacuous everywhere, at C → 0): fall back to the default strategy, whose
             # pick is validated, with the same kernel (not for data whose rows are all equal,

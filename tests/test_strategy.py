@@ -99,9 +99,14 @@ def test_model_problems_flags_each_degenerate_case():
     assert len(unconverged) == 1 and "did not converge" in unconverged[0]
 
 
-def test_named_criterion_with_a_one_class_model_falls_back(imbalanced):
+@pytest.mark.parametrize("sparse", [False, True])
+def test_named_criterion_with_a_one_class_model_falls_back(imbalanced, sparse):
+    import scipy.sparse as sp
+
     X, y, _, _ = imbalanced
     X, y = X[:200], y[:200]
+    if sparse:                       # the fallback's checks must not densify or fail on CSR
+        X = sp.csr_matrix(X)
     # the box [-10, -8] for ln C: every L1 model is all-bounded with b deciding alone
     with pytest.warns(ModelWarning, match="falling back to the default strategy"):
         clf = BoundSVC(loss="l1", criterion="l1bound2", search="grid",
