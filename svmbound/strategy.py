@@ -16,8 +16,9 @@
    (``NEIGHBOUR_STEPS``; the bounds' known bias is towards too small a C — Chung §4.3).
 4. **Validation picks**: the stratified k-fold CV error (``n_folds``, folds fixed by
    ``random_state``) of an SVM of the estimator's loss at each candidate; the smallest error
-   wins. These are ``n_folds`` trainings per candidate at LIBSVM's tolerance 1e-3, each warm-started from the
-   previous candidate's fold solution; ties go to the smaller mean held-out hinge loss.
+   wins; ties go to the smaller mean held-out hinge loss. These are ``n_folds`` trainings per
+   candidate at LIBSVM's tolerance 1e-3, each warm-started from the previous candidate's fold
+   solution (a step in C alone reuses its gradient).
 
 Measured reason (``benchmarks/vs_peers.py``, BENCHMARKS.md, 94 public binary cases on 2 cores):
 the radius–margin minimum alone was +0.30 (L2) / +1.71 (L1) test-error points against
@@ -132,8 +133,9 @@ def candidate_points(x0, minima, lower, upper, steps=None, start_steps=None):
 
 
 def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6,
-              gtol: float = STAGE_GTOL, max_iter: int = 100, n_folds: int = 5, cv_tol: float = 1e-3,
-              steps=None, start_steps=None, bounds_by_loss=None, random_state=None, cache_size=None,
+              gtol: float = STAGE_GTOL, max_iter: int = 100, n_folds: int = 5,
+              cv_tol: float = 1e-3, steps=None, start_steps=None, bounds_by_loss=None,
+              random_state=None, cache_size=None,
               callback=None, minimize=None, n_jobs=None, wrap=None,
               sequential_searches=False, weights=None,
               criterion_factory=None) -> tuple[SearchResult, int]:
@@ -166,10 +168,11 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     kw = {} if cache_size is None else {"cache_size": cache_size}
     if weights is not None:
         kw["weights"] = weights
+
     def search(name):
         crit_loss = loss if loss in criterion_class(name).losses() else None
-        crit = make(name, X, y_pm, kernel, loss=crit_loss,
-                              random_state=random_state, tol=tol, **kw)
+        crit = make(name, X, y_pm, kernel, loss=crit_loss, random_state=random_state, tol=tol,
+                    **kw)
         if wrap is not None:
             crit = wrap(crit, name)
         if minimize is None:
@@ -197,8 +200,8 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
 
     cands = candidate_points(x0, minima, lower, upper, steps, start_steps)
     cv = make("cv-error", X, y_pm, kernel, loss=loss, n_folds=_n_folds(y_pm, n_folds),
-                        random_state=0 if random_state is None else random_state, tol=cv_tol,
-                        n_jobs=n_jobs, **kw)
+              random_state=0 if random_state is None else random_state, tol=cv_tol,
+              n_jobs=n_jobs, **kw)
     if wrap is not None:
         cv = wrap(cv, "cv-error")
     records = []
