@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import time
 import warnings
+from contextlib import contextmanager
 from numbers import Integral, Real
 
 import numpy as np
@@ -25,7 +26,7 @@ from .criteria import criterion_class
 from .exceptions import SearchWarning
 from .kernels import KERNELS, make_kernel
 from .checks import ModelWarning, is_severe, model_problems
-from .solvers import DEFAULT_CACHE_MB, decision_function, solve_svm_dual, warm_start_alpha
+from .solvers import DEFAULT_CACHE_MB, solve_svm_dual, warm_start_alpha
 
 SEARCHES = ("bfgs", "lbfgsb", "projected-gradient", "grid", "annealing", "convex")
 GRADIENT_SEARCHES = ("bfgs", "lbfgsb", "projected-gradient")
@@ -413,8 +414,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
 
     def _run_search(self, crit, X, y_pm, lower, upper, x0, callback):
         """Minimise the criterion with the chosen search; returns (result, θ)."""
-        from .search import (minimize_annealing, minimize_grid, minimize_grid_1d, minimize_lbfgsb,
-                             minimize_projected_bfgs, minimize_projected_gradient, tune_c_convex)
+        from .search import minimize_annealing, minimize_grid, minimize_grid_1d, tune_c_convex
         from .search.space import SearchSpace, criterion_objective
 
         search = self.search
@@ -554,7 +554,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         self._validate_params()
         X = self._check_input(X, reset=True)
         if X.shape[0] < 2:
-            raise ValueError(f"X has 1 sample (n_samples = 1); an SVM needs at least 2 samples, "
+            raise ValueError("X has 1 sample (n_samples = 1); an SVM needs at least 2 samples, "
                              "one of each class")
         y_idx, classes = check_class_y(y, X.shape[0], warn=True)
         if classes.size > 2:   # one-vs-one: svmbound.multiclass
@@ -587,7 +587,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
 
         callback = self._iteration_printer(bar, t0)
         prev = crit_rate = None
-        try:
+        with self._searching(run, bar):
             if crit is None:
                 result, theta, n_search = self._run_auto(X, y_pm, kernel0, lower, upper, x0,
                                                          callback, run, weights)
@@ -604,12 +604,6 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                 prev = crit._svm_prev
                 if prev is not None and prev.alpha.shape != y_pm.shape:
                     prev = None  # the criterion trained on a subset (validation split, CV folds)
-        except KeyboardInterrupt as exc:
-            self.search_ = exc.search_result = run.partial_result()
-            raise
-        finally:
-            bar.close()
-            run.close()
 
         theta, final, problems = self._final_model(X, y_pm, kernel0, theta, prev, crit_rate,
                                                    weights)
@@ -701,7 +695,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
             theta[0] = np.log(C)
             final.C = C
             self.c_projected_ = True
-        f = decision_function(X, y_pm, final.alpha, final.b, kernel, X)
+        f = final.training_decision(y_pm)      # from the solver's gradient: no kernel pass
         problems = model_problems(y_pm, f, final.converged, crit_rate,
                                   getattr(self, "criterion_name_", None), weights)
         return theta, final, problems
@@ -740,6 +734,20 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
             raise ValueError(f"log_file: this run draws random numbers (search={self.search!r}, "
                              f"criterion {crit.name!r}), so it can only be logged and "
                              f"resumed with an int random_state, got {self.random_state!r}")
+
+    @contextmanager
+    def _searching(self, run, bar):
+        """Around a fit's searches (binary and multi-class): on Ctrl-C keep the search so far
+        in ``search_`` and on the exception as ``search_result`` before re-raising; always close
+        the progress bar and the search log."""
+        try:
+            yield
+        except KeyboardInterrupt as exc:
+            self.search_ = exc.search_result = run.partial_result()
+            raise
+        finally:
+            bar.close()
+            run.close()
 
     def _start_run_control(self, X, y_pm, crit, lower, upper, weights=None):
         """(``search.log.RunControl``, ``progress.Progress``) of this fit: the search log

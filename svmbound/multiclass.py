@@ -203,7 +203,7 @@ def _fit_shared(est, X, y_idx, t0, weights=None):
     run, bar = est._start_run_control(X, y_idx.astype(np.float64), first, lower, upper, weights)
     callback = est._iteration_printer(bar, t0)
     prevs = pair_rates = None
-    try:
+    with est._searching(run, bar):
         if crit is None:
             result, theta, n_search = est._run_auto(X, y_idx, kernel0, lower, upper, x0,
                                                     callback, run, weights=weights,
@@ -220,12 +220,6 @@ def _fit_shared(est, X, y_idx, t0, weights=None):
             if hasattr(crit, "criteria"):
                 prevs = [c._svm_prev for c in crit.criteria]
             kernel0 = crit.kernel    # annealing over the polynomial degree leaves it there
-    except KeyboardInterrupt as exc:
-        est.search_ = exc.search_result = run.partial_result()
-        raise
-    finally:
-        bar.close()
-        run.close()
 
     theta, models, problems, pair_problems = _final_shared(est, X, y_idx, subsets, kernel0,
                                                            theta, prevs, pair_rates, weights)

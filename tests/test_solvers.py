@@ -634,3 +634,22 @@ def test_same_kernel_start_gradient_is_exact_and_reaches_the_solution(dataset, s
     assert rel(warm.objective, cold.objective) <= OBJ_RTOL
     with pytest.raises(ValueError, match="alpha0 or warm_from"):
         solve_svm_dual(X, y, kernel, C1, loss=loss, alpha0=a0, warm_from=base)
+
+
+@pytest.mark.parametrize("loss", ["l1", "l2"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("C", [0.1, 10.0, 1e4])
+def test_training_decision_from_the_gradient_equals_the_kernel_sum(loss, weighted, C):
+    """DualSolution.training_decision (Qα from the gradient, no kernel value) equals
+    Σ_j α_j y_j K(x_i, x_j) + b computed from the kernel."""
+    from sklearn.datasets import make_classification
+
+    from svmbound.solvers import decision_function
+
+    X, y = make_classification(120, 5, random_state=0)
+    y = np.where(y == 1, 1.0, -1.0)
+    w = np.random.RandomState(1).uniform(0.5, 2.0, y.size) if weighted else None
+    k = RBFKernel(2.0)
+    sol = solve_svm_dual(X, y, k, C, loss=loss, tol=1e-6, weights=w)
+    np.testing.assert_allclose(sol.training_decision(y),
+                               decision_function(X, y, sol.alpha, sol.b, k, X), atol=1e-9)

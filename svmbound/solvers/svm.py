@@ -80,6 +80,15 @@ class DualSolution:
         """αᵀQ̃α."""
         return float(self.alpha @ (self.gradient + 1.0))
 
+    def training_decision(self, y) -> np.ndarray:
+        """f(x_i) = Σ_j α_j y_j K(x_i, x_j) + b on the training points, from the gradient
+        without a kernel value: y_i f(x_i) = (Qα)_i + y_i b, Qα = gradient + e (L1) and
+        gradient + e − α/C_i (L2, whose Q̃ adds diag(1/C_i))."""
+        qa = self.gradient + 1.0
+        if self.loss == "l2":
+            qa = qa - _over_w(self.alpha, self.weights) / self.C
+        return np.asarray(y, dtype=np.float64) * qa + self.b
+
     @property
     def w2(self) -> float:
         """‖w‖² = αᵀQα (for L2 the diag(1/C_i) part is removed)."""
