@@ -343,6 +343,8 @@ def main(argv=None):
     ap.add_argument("--out", help="write the report into this markdown file")
     ap.add_argument("--candidate-errors", action="store_true",
                     help="also record the test error at every candidate of the default strategy")
+    ap.add_argument("--heading", default="svmbound vs peers (issues 12, 14)",
+                    help="section of --out to write (replaced if present)")
     ap.add_argument("--dry-run", action="store_true", help="list the cases and stop")
     ap.add_argument("--machine", default=None,
                     help="machine description for --merge (default: this machine's)")
@@ -402,7 +404,7 @@ def main(argv=None):
         cmd = "python benchmarks/vs_peers.py " + " ".join(raw)
         body = (f"Command: `{cmd.strip()}`\n\n{args.note + ' ' if args.note else ''}"
                 f"{args.machine or machine_description()}\n\n{text}\n")
-        write_section(args.out, "svmbound vs peers (issues 12, 14)", body)
+        write_section(args.out, args.heading, body)
     return 0
 
 
