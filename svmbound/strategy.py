@@ -184,10 +184,9 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         return crit.name, res, crit.n_trainings
 
     # the searches are independent: joblib threads (numba SMO and BLAS release the GIL)
-    from joblib import Parallel, delayed
+    from ._parallel import parallel_map
 
-    done = Parallel(n_jobs=1 if sequential_searches else n_jobs, prefer="threads")(
-        delayed(search)(n) for n in names)
+    done = parallel_map(search, names, 1 if sequential_searches else n_jobs)
     minima, stages, path = [], {}, []
     n_trainings = nfev = njev = 0
     for name, res, n_train in done:

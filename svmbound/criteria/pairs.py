@@ -40,22 +40,9 @@ from ..ovo import class_pairs, pair_subsets, vote
 from ..solvers import DEFAULT_CACHE_MB, decision_function, solve_svm_dual, warm_start_alpha
 from ..solvers.svm import check_loss
 from .base import Criterion, Evaluation
+from .._parallel import parallel_map as _parallel
 
 __all__ = ["PairwiseSum", "OvOCrossValidationError", "pairwise_criterion"]
-
-
-def _parallel(fn, items, n_jobs):
-    """[fn(x) for x in items] in joblib threads; a KeyboardInterrupt while waiting stops every
-    solve still running in the other threads (``solvers.request_stop``) before it propagates."""
-    from joblib import Parallel, delayed
-
-    from ..solvers import request_stop
-
-    try:
-        return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(fn)(x) for x in items)
-    except KeyboardInterrupt:
-        request_stop()
-        raise
 
 
 def _pair_rate(crit, ev) -> float | None:

@@ -121,10 +121,9 @@ class CrossValidationError(_ReferenceCriterion):
 
     def _compute(self, C, kernel, need_grad):
         # the folds are independent: joblib threads (the SMO and BLAS release the GIL)
-        from joblib import Parallel, delayed
+        from .._parallel import parallel_map
 
-        out = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(self._fold)(k, C, kernel) for k in range(self.n_folds))
+        out = parallel_map(lambda k: self._fold(k, C, kernel), range(self.n_folds), self.n_jobs)
         self.n_trainings += self.n_folds
         value = float(sum(e for e, _, _ in out))
         return value, None, {"n_folds": self.n_folds, "n_iter": int(sum(i for _, i, _ in out)),

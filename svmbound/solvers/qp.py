@@ -7,6 +7,8 @@ Two public solvers live on top of this module:
 from __future__ import annotations
 
 import os
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,6 +50,29 @@ class PrecomputedKernel(Kernel):
         return np.ascontiguousarray(np.diag(K))
 
 
+_share = threading.local()
+
+
+def cache_share() -> float:
+    """The fraction of the configured cache that a solve started in this thread may fill: 1,
+    or 1/k inside :func:`cache_share_scope` for k solves that run at the same time
+    (``svmbound._parallel.parallel_map`` sets it for its workers). The configured
+    ``cache_size`` is thereby a budget for all the concurrent solves together (issue 14: peak
+    memory ≤ the cache plus the data), not for each of them."""
+    return getattr(_share, "fraction", 1.0)
+
+
+@contextmanager
+def cache_share_scope(fraction: float):
+    """Solves started in this thread inside the ``with`` block use ``fraction`` of the cache."""
+    saved = cache_share()
+    _share.fraction = float(fraction)
+    try:
+        yield
+    finally:
+        _share.fraction = saved
+
+
 def n_cache_rows(n: int, cache_mb: float, itemsize: int = 8) -> int:
     """How many kernel rows of length n (``itemsize`` bytes per value) fit in ``cache_mb``
     megabytes ("auto": see :func:`auto_cache_mb`), at least 2, at most n."""
@@ -62,9 +87,13 @@ def n_cache_rows(n: int, cache_mb: float, itemsize: int = 8) -> int:
 
 
 def cache_buffer(n: int, cache_mb) -> np.ndarray:
-    """The SMO's row cache: float64 rows when all n fit in ``cache_mb``, otherwise float32
-    rows (twice as many; LIBSVM always stores Q in float32). Allocated with ``np.empty``: memory
-    is only touched as rows are filled."""
+    """The SMO's row cache: float64 rows when all n fit in ``cache_mb`` × :func:`cache_share`,
+    otherwise float32 rows (twice as many; LIBSVM always stores Q in float32). Allocated with
+    ``np.empty``: memory is only touched as rows are filled."""
+    n_cache_rows(n, cache_mb, 8)   # validates cache_mb
+    if isinstance(cache_mb, str):
+        cache_mb = auto_cache_mb()
+    cache_mb = float(cache_mb) * cache_share()
     rows = n_cache_rows(n, cache_mb, 8)
     if rows >= n:
         return np.empty((n, n))

@@ -1,0 +1,36 @@
+"""svmbound._parallel.parallel_map: order, the shared kernel-row cache budget, nesting."""
+
+import numpy as np
+import pytest
+
+from svmbound._parallel import parallel_map
+from svmbound.solvers.qp import cache_buffer, cache_share, cache_share_scope
+
+
+def test_results_keep_the_order_of_the_items():
+    assert parallel_map(lambda x: x * x, range(7), 2) == [x * x for x in range(7)]
+
+
+@pytest.mark.parametrize("n_jobs, n_items, share", [(1, 3, 1.0), (2, 3, 0.5), (2, 1, 1.0),
+                                                    (3, 2, 0.5), (-1, 1, 1.0)])
+def test_each_worker_gets_its_part_of_the_cache(n_jobs, n_items, share):
+    assert parallel_map(lambda _: cache_share(), range(n_items), n_jobs) == [share] * n_items
+
+
+def test_nested_calls_split_the_share_again_and_restore_it():
+    inner = parallel_map(lambda _: parallel_map(lambda _: cache_share(), range(2), 2),
+                         range(2), 2)
+    assert inner == [[0.25, 0.25], [0.25, 0.25]]
+    assert cache_share() == 1.0
+
+
+def test_the_cache_buffer_holds_the_share_of_the_rows():
+    n = 1000   # 4 kB a float32 row: 1 MB holds 262 rows, half of it 131, a quarter 65
+    shapes = [cache_buffer(n, 1.0).shape]
+    for share in (0.5, 0.25):
+        with cache_share_scope(share):
+            shapes.append(cache_buffer(n, 1.0).shape)
+    assert shapes == [(262, n), (131, n), (65, n)]
+    assert cache_share() == 1.0
+    with cache_share_scope(0.5):   # all n float64 rows fit in 16 MB, and in half of it
+        assert cache_buffer(n, 16.0).dtype == np.float64
