@@ -49,6 +49,10 @@ def _add_tune_options(p):
                    help="kernel cache in MB, or auto (default: a quarter of the memory, "
                         "200 MB to 4 GB)")
     p.add_argument("--random-state", type=int, default=0, help="seed for random choices")
+    p.add_argument("--tune-subsample", type=_subsample_arg, default=5000, metavar="M",
+                   help="criterion auto on more than 2*M rows: search on a stratified sample of "
+                        "M rows, pick by the hold-out error on up to 4*M others, train the final "
+                        "SVM on all rows (default 5000; 'all': always use every row)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plot", metavar="FILE.png", help="contour map of the criterion with the path")
     p.add_argument("--grid-log-c", nargs=3, type=float, default=[-10.0, 10.0, 1.0],
@@ -58,6 +62,21 @@ def _add_tune_options(p):
                    help="ln σ² grid of the plot (default -10 10 1)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     _add_run_control_options(p)
+
+
+def _subsample_arg(text: str):
+    """--tune-subsample: a number of rows >= 10, or 'all' (None: every row)."""
+    import argparse
+
+    if text.strip().lower() == "all":
+        return None
+    try:
+        m = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of rows or 'all', got {text!r}")
+    if m < 10:
+        raise argparse.ArgumentTypeError(f"must be at least 10 rows, got {m}")
+    return m
 
 
 def _add_weight_options(p):
@@ -349,7 +368,8 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
                    max_epochs=args.max_epochs, cache_size=args.cache_size,
                    random_state=args.random_state, **run_control_kwargs(args, err),
                    criterion_params=getattr(args, "criterion_params", None),
-                   class_weight=getattr(args, "class_weight", None))
+                   class_weight=getattr(args, "class_weight", None),
+                   tune_subsample=getattr(args, "tune_subsample", 5000))
     if args.plot:  # validate grid options before the (possibly long) search
         gc, gs = grid_range(*args.grid_log_c), grid_range(*args.grid_log_sigma2)
     try:
@@ -378,6 +398,7 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
     if "candidates" in res:
         report["chosen"] = res.chosen
         report["candidates"] = res.candidates
+        report["subsample"] = res.get("subsample")
     if "degree" in bp:
         report["degree"] = int(bp["degree"])
     if "coef0" in bp:

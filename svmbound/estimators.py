@@ -217,6 +217,12 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
     max_epochs : epochs (evaluations after the start) of the annealing search (Acevedo §3).
     n_folds : folds of the cross-validation that picks among the candidates of
         criterion='auto' (stratified, shuffled with ``random_state``).
+    tune_subsample : int or None (default 5000)
+        Large data, criterion='auto': on more than 2·tune_subsample rows the bound searches
+        run on a stratified random subsample of tune_subsample rows (``random_state``) and the
+        candidates are compared by their hold-out error on up to 4·tune_subsample other rows
+        instead of the k-fold CV; the final SVM is trained on every row. None: always every
+        row. Measured reason: BENCHMARKS.md, "Large data" (ijcnn1, 49,990 rows).
     gtol : gradient searches stop when the projected gradient is below gtol·|f(start)|
         (relative, because the criterion's gradient is only as accurate as the solver
         tolerance, Chung §4.3).
@@ -316,6 +322,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         "class_weight": [dict, StrOptions({"balanced"}), None],
         "decision_function_shape": [StrOptions({"ovr", "ovo"})],
         "multiclass_theta": [StrOptions({"shared", "per-pair"})],
+        "tune_subsample": [Interval(Integral, 10, None, closed="left"), None],
     }
 
     def __init__(self, loss="l2", criterion="auto", kernel="rbf", search="bfgs",
@@ -324,7 +331,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                  cache_size=DEFAULT_CACHE_MB, random_state=None, verbose=0, progress=False,
                  log_file=None, resume=False, criterion_params=None, n_jobs=None,
                  class_weight=None, decision_function_shape="ovr",
-                 multiclass_theta="shared"):
+                 multiclass_theta="shared", tune_subsample=5000):
         self.loss = loss
         self.criterion = criterion
         self.kernel = kernel
@@ -348,6 +355,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         self.resume = resume
         self.criterion_params = criterion_params
         self.n_jobs = n_jobs
+        self.tune_subsample = tune_subsample
         self.class_weight = class_weight
         self.decision_function_shape = decision_function_shape
         self.multiclass_theta = multiclass_theta
@@ -481,7 +489,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
             callback=callback, n_jobs=self.n_jobs, minimize=self._minimize,
             wrap=None if run is None else (lambda crit, tag: run.wrap(crit, tag=tag)),
             sequential_searches=run is not None and run.log is not None, weights=weights,
-            criterion_factory=criterion_factory)
+            criterion_factory=criterion_factory, subsample=self.tune_subsample)
         return result, np.asarray(result.x, dtype=float).copy(), n_trainings
 
     def _run_auto_fallback(self, X, y_pm, kernel, callback, weights=None):

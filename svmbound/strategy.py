@@ -20,6 +20,15 @@
    candidate at LIBSVM's tolerance 1e-3, each warm-started from the previous candidate's fold
    solution (a step in C alone reuses its gradient).
 
+5. **Large data** (more than 2·``subsample`` rows, ``BoundSVC(tune_subsample=5000)``): steps
+   2–4 run on a stratified random subsample of ``subsample`` rows, and the validation of step 4
+   is a hold-out one: each candidate is trained once on the subsample and its errors counted
+   on up to 4·``subsample`` other rows (stratified; :func:`tuning_rows`). Only the final model
+   is trained on every row. A search evaluation costs O(n²)–O(n³) in the rows, the final
+   training once; the hold-out error on 20,000 rows is a finer measure than a 5-fold CV on the
+   subsample, at a fifth of the trainings. Measured on ijcnn1 (49,990 rows): see
+   BENCHMARKS.md, "Large data".
+
 Measured reason (``benchmarks/vs_peers.py``, BENCHMARKS.md, 94 public binary cases on 2 cores):
 the radius–margin minimum alone was +0.30 (L2) / +1.71 (L1) test-error points against
 GridSearchCV on average, with misses of 5–27 points (ijcnn1 sample 7.2 % against 2.4 %,
@@ -102,6 +111,43 @@ STAGE_GTOL = 1e-2
 NEIGHBOUR_STEPS = ((2.0, 0.0),)
 #: Steps from the start θ₀ (scikit-learn's defaults C = 1, gamma='scale') that are candidates.
 START_STEPS = ()
+#: On large data (n > 2·subsample) the candidates are validated on up to this many times
+#: ``subsample`` rows outside the subsample.
+VALIDATION_FACTOR = 4
+
+
+def _stratified_pick(rng, y, rows, m: int) -> np.ndarray:
+    """m of ``rows`` at random, each class of y[rows] in proportion (at least one row of each
+    class, at least two where it has them), sorted."""
+    labels = y[rows]
+    classes, counts = np.unique(labels, return_counts=True)
+    want = np.maximum(np.minimum(counts, 2), np.round(m * counts / rows.size).astype(int))
+    want = np.minimum(want, counts)
+    picked = [rng.choice(rows[labels == c], size=k, replace=False)
+              for c, k in zip(classes, want)]
+    return np.sort(np.concatenate(picked))
+
+
+def tuning_rows(y, subsample: int | None, random_state=None):
+    """(S, V): the rows the bound searches use and the rows that validate the candidates, or
+    None when every row is used (``subsample`` None, or n ≤ 2·subsample).
+
+    S: ``subsample`` rows drawn at random within each class in proportion (stratified, every
+    class present); V: up to ``VALIDATION_FACTOR``·``subsample`` of the other rows, drawn the
+    same way. Both sorted; ``random_state`` fixes the draw (None: 0, as the CV folds)."""
+    y = np.asarray(y)
+    n = y.size
+    if subsample is None or n <= 2 * int(subsample):
+        return None
+    from sklearn.utils import check_random_state
+
+    rng = check_random_state(0 if random_state is None else random_state)
+    every = np.arange(n)
+    S = _stratified_pick(rng, y, every, int(subsample))
+    rest = np.setdiff1d(every, S, assume_unique=True)
+    m_val = min(rest.size, VALIDATION_FACTOR * int(subsample))
+    V = rest if m_val == rest.size else _stratified_pick(rng, y, rest, m_val)
+    return S, V
 
 
 def candidate_points(x0, minima, lower, upper, steps=None, start_steps=None):
@@ -138,7 +184,7 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
               random_state=None, cache_size=None,
               callback=None, minimize=None, n_jobs=None, wrap=None,
               sequential_searches=False, weights=None,
-              criterion_factory=None) -> tuple[SearchResult, int]:
+              criterion_factory=None, subsample=None) -> tuple[SearchResult, int]:
     """Run the default strategy (module docstring) and return (result, number of SVM
     trainings). ``result.x`` is the chosen θ, ``result.fun`` its CV error rate,
     ``result.candidates`` the candidates with their CV errors, ``result.stages`` the bound
@@ -158,7 +204,10 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     criterion (the bounds by name, and 'cv-error' with ``n_folds``/``n_jobs``); default
     ``svmbound.criteria.make_criterion`` on ±1 labels. The multi-class estimator passes
     ``svmbound.criteria.pairs.pairwise_criterion`` with class indices as ``y``: the bounds are
-    then summed over the one-vs-one pairs and the CV error is that of the voting machine."""
+    then summed over the one-vs-one pairs and the CV error is that of the voting machine.
+    ``subsample``: on more than 2·``subsample`` rows, step 5 of the module docstring (the
+    searches on a stratified subsample, a hold-out validation); ``result.subsample`` then
+    gives the rows used ({"search": m, "validation": v, "of": n}), else None."""
     from .criteria import criterion_class, make_criterion
 
     make = make_criterion if criterion_factory is None else criterion_factory
@@ -166,12 +215,24 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     t0 = time.perf_counter()
     names = (bounds_by_loss or AUTO_BOUNDS)[loss]
     kw = {} if cache_size is None else {"cache_size": cache_size}
-    if weights is not None:
-        kw["weights"] = weights
+    split = tuning_rows(y_pm, subsample, random_state)
+    if split is None:
+        Xs, ys, ws = X, y_pm, weights
+        val_data, val_kw = (X, y_pm, weights), {"n_folds": _n_folds(y_pm, n_folds)}
+    else:
+        S, V = split
+        SV = np.concatenate([S, V])
+        Xs, ys = X[S], np.asarray(y_pm)[S]
+        ws = None if weights is None else np.asarray(weights)[S]
+        val_data = (X[SV], np.asarray(y_pm)[SV],
+                    None if weights is None else np.asarray(weights)[SV])
+        val_kw = {"folds": [(np.arange(S.size), np.arange(S.size, SV.size))]}
+    if ws is not None:
+        kw["weights"] = ws
 
     def search(name):
         crit_loss = loss if loss in criterion_class(name).losses() else None
-        crit = make(name, X, y_pm, kernel, loss=crit_loss, random_state=random_state, tol=tol,
+        crit = make(name, Xs, ys, kernel, loss=crit_loss, random_state=random_state, tol=tol,
                     **kw)
         if wrap is not None:
             crit = wrap(crit, name)
@@ -198,9 +259,13 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         path.extend(dict(e, stage=name) for e in res.path)
 
     cands = candidate_points(x0, minima, lower, upper, steps, start_steps)
-    cv = make("cv-error", X, y_pm, kernel, loss=loss, n_folds=_n_folds(y_pm, n_folds),
+    Xv, yv, wv = val_data
+    cv_kw = {k: v for k, v in kw.items() if k != "weights"}
+    if wv is not None:
+        cv_kw["weights"] = wv
+    cv = make("cv-error", Xv, yv, kernel, loss=loss,
               random_state=0 if random_state is None else random_state, tol=cv_tol,
-              n_jobs=n_jobs, **kw)
+              n_jobs=n_jobs, **val_kw, **cv_kw)
     if wrap is not None:
         cv = wrap(cv, "cv-error")
     records = []
@@ -215,15 +280,22 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     n_trainings += cv.n_trainings
     best = min(range(len(records)), key=lambda i: _cv_key(records[i]))
     chosen = records[best]
-    out_of = (f"{chosen['cv_errors']} of {y_pm.size}" if weights is None else
-              f"weighted {chosen['cv_errors']:.6g} of {float(np.sum(weights)):.6g}")
+    n_held = cv._total()
+    out_of = (f"{chosen['cv_errors']} of {int(n_held)}" if wv is None else
+              f"weighted {chosen['cv_errors']:.6g} of {n_held:.6g}")
+    how = f"{cv.n_folds}-fold CV error"
+    sub = None
+    if split is not None:
+        sub = {"search": int(split[0].size), "validation": int(split[1].size),
+               "of": int(np.asarray(y_pm).size)}
+        how = (f"hold-out error (searches and trainings on {sub['search']} of {sub['of']} "
+               f"rows, validated on {sub['validation']} others)")
     result = SearchResult(
         x=np.asarray(chosen["x"]), fun=chosen["cv_rate"], jac=None, nfev=nfev + len(records),
         njev=njev, nit=sum(r.nit for r in stages.values()), success=True, status=0,
-        message=(f"chose the {chosen['source']} by {cv.n_folds}-fold CV error "
-                 f"({out_of}) among {len(records)} candidates"),
+        message=f"chose the {chosen['source']} by {how} ({out_of}) among {len(records)} candidates",
         path=path, candidates=records, stages=stages, chosen=chosen["source"],
-        n_folds=cv.n_folds)
+        n_folds=cv.n_folds, subsample=sub)
     return result, n_trainings
 
 

@@ -188,7 +188,8 @@ class OvOCrossValidationError(Criterion):
     """k-fold cross-validation error count of the one-vs-one voting machine (module docstring).
 
     Folds: ``StratifiedKFold(n_folds, shuffle=True, random_state)`` over the class labels, fixed
-    at construction (``self.folds``). On each fold each pair is trained on the fold's training
+    at construction (``self.folds``), or explicit ``folds=`` as for the binary
+    ``CrossValidationError`` (a hold-out validation: rate and hinge over the held-out rows). On each fold each pair is trained on the fold's training
     rows of its two classes (warm-started from that (fold, pair)'s α at the previous θ, scaled
     by C_new/C_old: ``warm_start_alpha``), all held-out rows are predicted by voting
     (``svmbound.ovo.vote``), and the errors counted. The n_folds · k(k−1)/2 trainings run in
@@ -216,7 +217,7 @@ class OvOCrossValidationError(Criterion):
 
     def __init__(self, X, y, kernel, *, loss: str = "l1", n_folds: int = 5, random_state=0,
                  n_jobs=None, tol: float = 1e-6, cache_size: float = DEFAULT_CACHE_MB,
-                 warm_start: bool = True, weights=None):
+                 warm_start: bool = True, weights=None, folds=None):
         from .._weights import check_weights
 
         self.X = check_X(X)
@@ -246,16 +247,24 @@ class OvOCrossValidationError(Criterion):
         self._svm_prev_key = None
         self._radius_prev = {}
         self._last = None
-        from .reference import stratified_folds
+        from .reference import check_folds, stratified_folds
 
-        self.folds = stratified_folds(self.X, self.y, n_folds, random_state)
+        self.folds = (stratified_folds(self.X, self.y, n_folds, random_state) if folds is None
+                      else check_folds(folds, self.y.size))
         self.n_folds = len(self.folds)
         self.random_state = random_state
         # per fold: the pairs of its training part, rows as indices of X
         self._fold_pairs = [[(tr[rows], y_pm) for _, _, rows, y_pm in
                              pair_subsets(self.y[tr], self.n_classes)] for tr, _ in self.folds]
         self.pairs = class_pairs(self.n_classes)
-        self._fold_prev = [[None] * len(self.pairs) for _ in range(n_folds)]
+        self._fold_prev = [[None] * len(self.pairs) for _ in range(self.n_folds)]
+
+    def _total(self) -> float:
+        """What the errors are counted out of: the held-out rows (ℓ for k folds), or their
+        summed weights."""
+        from .reference import held_out_total
+
+        return held_out_total(self.folds, self.weights, self.y.size)
 
     def _train(self, task, C, kernel):
         """Train pair p on fold k; its decision values on fold k's held-out rows."""
@@ -298,7 +307,7 @@ class OvOCrossValidationError(Criterion):
                 errors += float(wte[wrong].sum())
                 hinge += float(wte @ h) / (self.n_classes - 1)
         value = float(errors)
-        n = self.y.size if self.weights is None else float(self.weights.sum())
+        n = self._total()
         return value, None, {"n_folds": self.n_folds, "n_pairs": n_pairs, "n_iter": int(n_iter),
                              "rate": value / n, "hinge": hinge / n}
 

@@ -39,6 +39,34 @@ def stratified_folds(X, labels, n_folds, random_state) -> list:
     return [(tr, te) for tr, te in skf.split(X, labels)]
 
 
+def check_folds(folds, n: int) -> list:
+    """Explicit (train, test) index pairs over n rows, as integer arrays: each part non-empty,
+    within 0..n−1, train and test disjoint (a ValueError otherwise). One pair is a hold-out
+    validation (the default strategy's on large data, ``strategy.tuning_rows``)."""
+    out = []
+    for k, pair in enumerate(folds):
+        tr, te = (np.asarray(part) for part in pair)
+        for part, what in ((tr, "training"), (te, "test")):
+            if part.ndim != 1 or part.size == 0 or part.dtype.kind not in "iu":
+                raise ValueError(f"fold {k}: the {what} part must be a non-empty 1-D array of "
+                                 f"row indices")
+            if part.min() < 0 or part.max() >= n:
+                raise ValueError(f"fold {k}: {what} indices must be in 0..{n - 1}")
+        if np.intersect1d(tr, te).size:
+            raise ValueError(f"fold {k}: a row is in both the training and the test part")
+        out.append((tr.astype(np.intp), te.astype(np.intp)))
+    if not out:
+        raise ValueError("folds must hold at least one (train, test) pair")
+    return out
+
+
+def held_out_total(folds, weights, n: int) -> float:
+    """What a validation's errors are counted out of: the held-out rows over all folds (ℓ for
+    a k-fold CV, where each row is held out once), or their summed weights."""
+    held = np.concatenate([te for _, te in folds])
+    return float(held.size) if weights is None else float(np.asarray(weights)[held].sum())
+
+
 class _ReferenceCriterion(Criterion):
     loss = "l1"
     differentiable = False
@@ -71,7 +99,9 @@ class CrossValidationError(_ReferenceCriterion):
     """k-fold cross-validation error count: Σ_folds #{p in the fold : y_p f^{−fold}(x_p) < 0}.
 
     Folds: ``StratifiedKFold(n_folds, shuffle=True, random_state)``, fixed at construction
-    (``self.folds`` lists (train, test) index pairs, usable as scikit-learn's ``cv``); the folds
+    (``self.folds`` lists (train, test) index pairs, usable as scikit-learn's ``cv``), or the
+    explicit ``folds=`` (e.g. one (train, validation) pair: a hold-out error, whose ``rate`` is
+    over the held-out rows); the folds
     are trained in ``n_jobs`` joblib threads. Each fold's SVM is warm-started from that fold's α at the previous θ (scaled by C_new/C_old, clipped,
     yᵀα = 0 repaired: ``warm_start_alpha``).
     """
@@ -81,14 +111,18 @@ class CrossValidationError(_ReferenceCriterion):
     source = "k-fold cross-validation (reference measure)"
 
     def __init__(self, X, y, kernel, *, loss: str = "l1", n_folds: int = 5, random_state=0,
-                 n_jobs=None, **kw):
+                 n_jobs=None, folds=None, **kw):
         super().__init__(X, y, kernel, loss=loss, **kw)
         self.n_jobs = n_jobs
-        self.folds = stratified_folds(self.X, self.y, n_folds, random_state)
+        self.folds = (stratified_folds(self.X, self.y, n_folds, random_state) if folds is None
+                      else check_folds(folds, self.y.size))
         self.n_folds = len(self.folds)
         self.random_state = random_state
-        self._fold_prev: list = [None] * n_folds
-        self._fold_key: list = [None] * n_folds
+        self._fold_prev: list = [None] * self.n_folds
+        self._fold_key: list = [None] * self.n_folds
+
+    def _total(self) -> float:
+        return held_out_total(self.folds, self.weights, self.y.size)
 
     warm_state_attrs = Criterion.warm_state_attrs + ("_fold_prev", "_fold_key")
 

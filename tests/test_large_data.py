@@ -1,0 +1,137 @@
+"""The default strategy on large data (strategy step 5, ``BoundSVC(tune_subsample=m)``): the
+searches on a stratified subsample, the pick by a hold-out error on other rows, the final SVM
+on every row; and the explicit folds of the CV criteria that the hold-out is made of."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.svm import SVC
+
+from svmbound import BoundSVC
+from svmbound.criteria import make_criterion
+from svmbound.criteria.reference import check_folds
+from svmbound.kernels import RBFKernel
+from svmbound.strategy import VALIDATION_FACTOR, tuning_rows
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_classification(n_samples=600, n_features=6, n_informative=4, weights=[0.8],
+                               flip_y=0.02, random_state=1)
+    return X, y
+
+
+@pytest.mark.parametrize("n, m", [(200, 100), (200, 150), (50, None)])
+def test_every_row_is_used_up_to_twice_the_subsample(n, m):
+    assert tuning_rows(np.arange(n) % 2, m, 0) is None
+
+
+@pytest.mark.parametrize("n, m, n_classes", [(1000, 100, 2), (201, 100, 3), (5000, 300, 7)])
+def test_tuning_rows_are_stratified_disjoint_and_reproducible(n, m, n_classes):
+    rng = np.random.RandomState(0)
+    y = rng.choice(n_classes, size=n, p=np.r_[0.5, np.full(n_classes - 1, 0.5 / (n_classes - 1))])
+    y[:n_classes] = np.arange(n_classes)            # every class present, some rare
+    S, V = tuning_rows(y, m, 3)
+    assert abs(S.size - m) <= n_classes
+    assert V.size == min(n - S.size, VALIDATION_FACTOR * m) or abs(
+        V.size - VALIDATION_FACTOR * m) <= n_classes
+    assert np.intersect1d(S, V).size == 0
+    assert set(np.unique(y[S])) == set(range(n_classes))
+    for part in (S, V):   # class shares within a row or two per class of the data's
+        share = np.bincount(y[part], minlength=n_classes) / part.size
+        assert np.all(np.abs(share - np.bincount(y, minlength=n_classes) / n)
+                      <= 2.0 / part.size + 1e-12)
+    S2, V2 = tuning_rows(y, m, 3)
+    assert np.array_equal(S, S2) and np.array_equal(V, V2)
+    assert not np.array_equal(S, tuning_rows(y, m, 4)[0])
+
+
+def test_hold_out_criterion_counts_the_errors_of_the_model_trained_on_the_first_part(data):
+    X, y = data
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    S, V = np.arange(0, 600, 3), np.setdiff1d(np.arange(600), np.arange(0, 600, 3))
+    C, sigma2 = 2.0, 3.0
+    crit = make_criterion("cv-error", X, y_pm, RBFKernel(sigma2), loss="l1", tol=1e-8,
+                          folds=[(S, V)])
+    ev = crit.evaluate([np.log(C), np.log(sigma2)], need_grad=False)
+    svc = SVC(C=C, gamma=1 / (2 * sigma2), tol=1e-8).fit(X[S], y_pm[S])
+    errors = int(np.count_nonzero(svc.decision_function(X[V]) * y_pm[V] < 0))
+    assert ev.value == errors
+    assert ev.info["rate"] == pytest.approx(errors / V.size)
+    assert crit.n_folds == 1
+
+
+@pytest.mark.parametrize("folds, match", [
+    ([(np.arange(5), np.arange(4, 9))], "both the training and the test"),
+    ([(np.arange(5), np.array([5, 10]))], "indices must be in 0..9"),
+    ([(np.arange(5), np.array([], dtype=int))], "non-empty"),
+    ([(np.arange(5.0), np.arange(5, 10))], "row indices"),
+    ([], "at least one"),
+])
+def test_bad_folds_are_refused(folds, match):
+    with pytest.raises(ValueError, match=match):
+        check_folds(folds, 10)
+
+
+def test_large_data_searches_a_subsample_and_trains_on_every_row(data):
+    X, y = data
+    box = dict(start=[0.0, 1.0], bounds=[(-5.0, 5.0), (-4.0, 6.0)], random_state=0)
+    est = BoundSVC(tune_subsample=100, n_jobs=2, **box).fit(X, y)
+    sub = est.search_.subsample
+    assert sub == {"search": 100, "validation": VALIDATION_FACTOR * 100, "of": 600}
+    assert "hold-out error" in est.search_.message
+    y_pm = np.where(y == est.classes_[1], 1.0, -1.0)
+    S, V = tuning_rows(y_pm, 100, 0)
+    # the bound searches are those of the default strategy on the subsample alone
+    alone = BoundSVC(tune_subsample=None, **box).fit(X[S], y[S])
+    for name, stage in est.search_.stages.items():
+        np.testing.assert_array_equal(stage.x, alone.search_.stages[name].x)
+    # each candidate's hold-out errors are those of the SVM trained on S, counted on V
+    for cand in est.search_.candidates:
+        sigma2 = np.exp(cand["x"][1])
+        ours = make_criterion("cv-error", X, y_pm, RBFKernel(sigma2), loss="l2", tol=1e-8,
+                              folds=[(S, V)]).evaluate(cand["x"], need_grad=False)
+        assert cand["cv_errors"] == ours.value
+        assert cand["cv_rate"] == pytest.approx(ours.value / V.size)
+    # the final model is trained on every row: support vectors from outside the subsample
+    assert np.setdiff1d(est.support_, S).size > 0
+
+
+def test_tune_subsample_none_uses_every_row(data):
+    X, y = data
+    est = BoundSVC(tune_subsample=None, random_state=0).fit(X[:300], y[:300])
+    assert est.search_.subsample is None and "5-fold CV error" in est.search_.message
+    small = BoundSVC(random_state=0).fit(X[:300], y[:300])    # 300 ≤ 2·5000
+    np.testing.assert_array_equal(small.best_theta_, est.best_theta_)
+
+
+def test_multiclass_large_data_keeps_every_class():
+    X, y = make_classification(n_samples=700, n_features=6, n_informative=4, n_classes=3,
+                               weights=[0.6, 0.3, 0.1], random_state=2)
+    est = BoundSVC(tune_subsample=120, random_state=0, n_jobs=2).fit(X, y)
+    assert est.search_.subsample["of"] == 700
+    assert est.score(X, y) > 0.8
+    assert set(est.predict(X)) == {0, 1, 2}
+
+
+def test_tune_subsample_is_validated():
+    with pytest.raises(ValueError, match="tune_subsample"):
+        BoundSVC(tune_subsample=3).fit(np.random.RandomState(0).randn(30, 2), np.arange(30) % 2)
+
+
+def test_cli_tune_subsample(tmp_path, data):
+    import json
+    import subprocess
+    import sys
+
+    from sklearn.datasets import dump_svmlight_file
+
+    X, y = data
+    path = tmp_path / "train.libsvm"
+    dump_svmlight_file(X, y, str(path))
+    run = [sys.executable, "-m", "svmbound.cli", "tune", str(path), "--json", "--quiet"]
+    out = subprocess.run(run + ["--tune-subsample", "100"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["subsample"] == {"search": 100, "validation": 400, "of": 600}
+    bad = subprocess.run(run + ["--tune-subsample", "5"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "at least 10 rows" in bad.stderr
