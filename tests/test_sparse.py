@@ -228,13 +228,3 @@ def test_cli_tune_sparse_equals_dense(libsvm_files, capsys):
                  "--quiet"]) == 2
     assert "--scale" in capsys.readouterr().err
 
-
-def test_export_of_a_sparse_model_is_refused_clearly(data):
-    from svmbound.export import binary_model
-
-    X, _, y, _, _ = data
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = BoundSVC(loss="l1", criterion="rm-l1").fit(X, y)
-    with pytest.raises(ValueError, match="sparse X .* not supported yet"):
-        binary_model(model)
