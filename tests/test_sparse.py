@@ -227,4 +227,3 @@ def test_cli_tune_sparse_equals_dense(libsvm_files, capsys):
     assert main(["tune", str(libsvm_files / "train.txt"), "--sparse", "yes", "--scale",
                  "--quiet"]) == 2
     assert "--scale" in capsys.readouterr().err
-
