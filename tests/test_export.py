@@ -341,12 +341,10 @@ def test_export_of_a_sparse_model_never_densifies(monkeypatch, svmutil, tmp_path
     written row by row (a dense copy of them would take ~1 MB per support vector)."""
     import tracemalloc
 
-    rng = np.random.default_rng(0)
-    n, dim, k = 170, 100_000, 20
-    cols = np.sort(np.stack([rng.choice(dim, k, replace=False) for _ in range(n)]), axis=1)
-    X = sp.csr_matrix((rng.random(n * k), cols.ravel(), np.arange(0, n * k + 1, k)),
-                      shape=(n, dim))
-    y = np.where(X @ rng.normal(size=dim) > 0, 1, -1)
+    from _wide import forbid_densifying, wide_csr
+
+    dim, k = 100_000, 20
+    X, y = wide_csr(170, dim, k)
     # test rows: 20 unseen and 30 training rows (both classes predicted)
     Xt, yt = sp.vstack([X[:30], X[150:]], format="csr"), np.concatenate([y[:30], y[150:]])
     X, y = X[:150], y[:150]
@@ -355,12 +353,7 @@ def test_export_of_a_sparse_model_never_densifies(monkeypatch, svmutil, tmp_path
         est = BoundSVC(loss="l1", search="grid",
                        grid={"log_C": (1, 1, 1), "log_sigma2": (2, 2, 1)}).fit(X, y)
 
-    def refuse(*args, **kwargs):
-        raise AssertionError("a sparse matrix was densified")
-
-    for cls in (sp.csr_matrix, sp.csc_matrix, sp.coo_matrix, sp.csr_array, sp.coo_array):
-        monkeypatch.setattr(cls, "toarray", refuse)
-        monkeypatch.setattr(cls, "todense", refuse)
+    forbid_densifying(monkeypatch)
     path = tmp_path / "wide.model"
     tracemalloc.start()
     try:
