@@ -112,11 +112,13 @@ def _sv_matrix(sv, rows=None):
 
 
 def _sv_entries(sv):
-    """Per support vector (row of the dense array or CSR matrix ``_sv_matrix`` gives), the
-    0-based column indices and values of its non-zero entries — what a LIBSVM model line lists.
-    The CSR rows are read as stored (explicit zeros skipped), never densified."""
+    """Per support vector (row of a dense array or sparse matrix), the 0-based column indices,
+    ascending as a LIBSVM model line needs them, and the values of its non-zero entries. Sparse
+    rows are read from their canonical CSR form (``_sv_matrix``; explicit zeros skipped), never
+    densified."""
     from ._sparse import issparse
 
+    sv = _sv_matrix(sv)
     if issparse(sv):
         for lo, hi in zip(sv.indptr[:-1], sv.indptr[1:]):
             cols, vals = sv.indices[lo:hi], sv.data[lo:hi]
@@ -256,12 +258,12 @@ def to_svc(model: LibsvmModel, classes, tol: float = 1e-3):
     """
     from sklearn.svm import SVC
 
+    from ._sparse import issparse
+
     classes = np.asarray(classes)
     if model.labels.shape != classes.shape or np.any(model.labels != classes):
         raise ValueError(f"the model's label order {model.labels.tolist()} is not the sorted "
                          f"classes {classes.tolist()} that SVC needs")
-    from ._sparse import issparse
-
     svc = SVC(C=model.C, kernel=_SKLEARN_KERNEL[model.kernel_type], degree=model.degree,
               gamma=model.gamma, coef0=model.coef0, tol=tol)
     sparse = issparse(model.support_vectors)

@@ -336,6 +336,27 @@ def test_sparse_model_file_predicts_identically_in_libsvm(sparse_data, sparse_fi
     assert libsvm_model_text(model) == path.read_text()
 
 
+def test_model_text_of_a_non_canonical_csr_model(sparse_fitted):
+    """A LibsvmModel whose CSR rows have unsorted indices, duplicates and stored zeros is
+    written as its dense array is: ascending indices (LIBSVM needs them), summed duplicates,
+    no zeros."""
+    from svmbound.export import binary_model, libsvm_model_text
+
+    model = binary_model(sparse_fitted["rbf"])
+    S = model.support_vectors
+    dense_text = libsvm_model_text(binary_model(sparse_fitted["rbf"]))
+    rows = [(S.indices[lo:hi][::-1], S.data[lo:hi][::-1])
+            for lo, hi in zip(S.indptr[:-1], S.indptr[1:])]
+    # each row reversed, its first value split in two halves, a stored zero in column 0
+    parts = [(np.r_[c, c[:1], 0], np.r_[v[:1] / 2, v[1:], v[:1] / 2, 0.0]) if c.size else
+             (np.r_[0], np.r_[0.0]) for c, v in rows]
+    model.support_vectors = sp.csr_matrix(
+        (np.concatenate([v for _, v in parts]), np.concatenate([c for c, _ in parts]),
+         np.r_[0, np.cumsum([c.size for c, _ in parts])]), shape=S.shape)
+    assert not model.support_vectors.has_canonical_format
+    assert libsvm_model_text(model) == dense_text
+
+
 def test_export_of_a_sparse_model_never_densifies(monkeypatch, svmutil, tmp_path):
     """150 × 100,000 with 20 non-zeros a row: the support vectors stay CSR in the SVC and are
     written row by row (a dense copy of them would take ~1 MB per support vector)."""
