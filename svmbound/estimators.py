@@ -846,7 +846,8 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         vectors, coefficients and intercept — nothing is retrained, so ``predict`` is identical
         and ``decision_function`` equal up to rounding. Only loss='l1' with the rbf, linear or
         poly kernel can be exported (``svmbound.export``); three or more classes with one
-        kernel for all pairs (multiclass_theta='shared')."""
+        kernel for all pairs (multiclass_theta='shared'). A model fitted on sparse X gives the
+        SVC that ``SVC.fit`` makes from sparse X (CSR support vectors, never densified)."""
         from .export import binary_model, multiclass_model, to_svc
 
         multi = len(getattr(self, "classes_", ())) > 2
@@ -857,7 +858,9 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         """Write this model in LIBSVM's text format (``svm_load_model`` / ``svm-predict`` read
         it). The first label is ``classes_[1]``, so LIBSVM's decision values equal
         ``decision_function``; with three or more classes the labels are ``classes_`` in order
-        and LIBSVM's decision values are those of decision_function_shape='ovo'. Needs integer class labels; the same export rules as ``to_svc``."""
+        and LIBSVM's decision values are those of decision_function_shape='ovo'. Needs integer
+        class labels; the same export rules as ``to_svc``. The format is sparse: each support
+        vector line lists its non-zeros, read from the CSR rows of a model fitted on sparse X."""
         from .export import binary_model, multiclass_model, write_libsvm_model
 
         multi = len(getattr(self, "classes_", ())) > 2

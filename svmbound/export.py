@@ -8,6 +8,11 @@ value of the pair (i, j), i < j, is Σ coef·K(sv, x) − ρ, and a positive val
 multi-class one (its attributes are already in SVC's / LIBSVM's layout, ``svmbound.multiclass``);
 ``to_svc`` and ``write_libsvm_model`` only read a ``LibsvmModel``.
 
+The support vectors keep the storage of the training data: a dense array for dense X, a CSR
+matrix for sparse X (``_sv_matrix``), never densified. Everything else reads them through
+storage-agnostic code: row selection, the file's ``index:value`` lines of the non-zeros
+(``_sv_entries``), and SVC, which has a sparse mode of its own (``to_svc``).
+
 What can be exported: the L1-SVM (loss='l1', LIBSVM's C-SVC) with the kernels 'rbf'
 (γ = 1/(2σ²)), 'linear' and 'poly' ((⟨x, z⟩ + c)^d is LIBSVM's (γ⟨x, z⟩ + coef0)^degree with
 γ = 1, coef0 = c). Not the L2-SVM — it is an SVM with the kernel K + I/C on the training points,
@@ -68,7 +73,7 @@ class LibsvmModel:
     sv_coef: np.ndarray            # (nr_class − 1, total_sv)
     rho: np.ndarray                # (nr_class (nr_class − 1) / 2,)
     support: np.ndarray            # (total_sv,) rows of the training data
-    support_vectors: np.ndarray    # (total_sv, n_features)
+    support_vectors: object        # (total_sv, n_features) float64 array or CSR (_sv_matrix)
     n_samples: int                 # rows of the training data
     n_iter: np.ndarray             # (nr_pairs,) solver iterations per pair
 
@@ -77,15 +82,52 @@ class LibsvmModel:
         return int(self.labels.size)
 
 
-def _dense_sv(sv) -> np.ndarray:
-    """The support vectors as a dense float64 array; a model fitted on sparse X (CSR support
-    vectors) is refused with a clear error: export of sparse models is not implemented."""
+def _sv_matrix(sv, rows=None):
+    """Rows ``rows`` (all when None, in that order) of the support vectors ``sv``, in the
+    storage they came in: a C-contiguous float64 array for dense ``sv``; for a scipy sparse
+    ``sv`` (a model fitted on CSR X) a canonical float64 CSR matrix — sorted indices, no
+    duplicates, int32 indices and row pointers — never a dense copy.
+
+    That CSR form is what scikit-learn's ``libsvm_sparse`` reads (an SVC fitted on sparse X
+    holds its support vectors so, and LIBSVM's sparse kernels merge two rows by their sorted
+    indices); the LIBSVM file writer reads the rows' non-zeros from it (``_sv_entries``).
+    Support vectors with more stored entries or features than an int32 can index are refused:
+    neither SVC nor LIBSVM can hold them."""
     from ._sparse import issparse
 
+    if not issparse(sv):
+        sv = np.asarray(sv, dtype=np.float64)
+        return np.ascontiguousarray(sv if rows is None else sv[rows])
+    import scipy.sparse as sp
+
+    S = sp.csr_matrix(sv if rows is None else sv[rows], dtype=np.float64, copy=True)
+    S.sum_duplicates()                                  # also sorts the indices of each row
+    limit = np.iinfo(np.int32).max
+    if S.nnz > limit or S.shape[1] > limit:
+        raise ValueError(f"the support vectors ({S.shape[0]} x {S.shape[1]}, {S.nnz} non-zeros) "
+                         "need 64-bit indices, which scikit-learn's SVC and LIBSVM cannot hold")
+    S.indices = S.indices.astype(np.int32, copy=False)
+    S.indptr = S.indptr.astype(np.int32, copy=False)
+    return S
+
+
+def _sv_entries(sv):
+    """Per support vector (row of a dense array or sparse matrix), the 0-based column indices,
+    ascending as a LIBSVM model line needs them, and the values of its non-zero entries. Sparse
+    rows are read from their canonical CSR form (``_sv_matrix``; explicit zeros skipped), never
+    densified."""
+    from ._sparse import issparse
+
+    sv = _sv_matrix(sv)
     if issparse(sv):
-        raise ValueError("exporting a model fitted on sparse X (CSR support vectors) to a "
-                         "LIBSVM model / SVC is not supported yet; fit on X.toarray() to export")
-    return np.ascontiguousarray(sv, dtype=np.float64)
+        for lo, hi in zip(sv.indptr[:-1], sv.indptr[1:]):
+            cols, vals = sv.indices[lo:hi], sv.data[lo:hi]
+            keep = vals != 0
+            yield cols[keep], vals[keep]
+        return
+    for row in sv:
+        cols = np.flatnonzero(row)
+        yield cols, row[cols]
 
 
 def _kernel_name(kernel) -> str:
@@ -143,7 +185,7 @@ def binary_model(estimator, first: int = 1) -> LibsvmModel:
         sv_coef=np.ascontiguousarray(sign * coef[order])[None, :],
         rho=np.array([-sign * float(estimator.intercept_[0])]),
         support=np.asarray(estimator.support_)[order].astype(np.int32),
-        support_vectors=_dense_sv(estimator.support_vectors_)[order],
+        support_vectors=_sv_matrix(estimator.support_vectors_, order),
         n_samples=int(estimator.solution_.alpha.shape[0]),
         n_iter=np.array([estimator.solution_.n_iter], dtype=np.int32))
 
@@ -182,7 +224,7 @@ def multiclass_model(estimator) -> LibsvmModel:
         sv_coef=np.ascontiguousarray(estimator.dual_coef_, dtype=np.float64),
         rho=-np.asarray(estimator.intercept_, dtype=np.float64),
         support=np.asarray(estimator.support_, dtype=np.int32),
-        support_vectors=_dense_sv(estimator.support_vectors_),
+        support_vectors=_sv_matrix(estimator.support_vectors_),
         n_samples=int(estimator.shape_fit_[0]),
         n_iter=np.array([m.n_iter for m in models], dtype=np.int32))
 
@@ -190,14 +232,33 @@ def multiclass_model(estimator) -> LibsvmModel:
 # -------------------------------------------------------------------------------------------
 # scikit-learn
 # -------------------------------------------------------------------------------------------
+def _csr_coef(sv_coef):
+    """``sv_coef`` as the CSR matrix an SVC fitted on sparse X keeps in ``_dual_coef_``: every
+    entry stored, zeros included. ``libsvm_sparse`` reads ``_dual_coef_.data`` as the dense
+    (nr_class − 1) × total_sv array, row by row (``csr_set_model``), and a multi-class model has
+    zeros there (a support vector of class i has no coefficient in the pairs it is not a
+    support vector of); a CSR built from the dense array would drop them and shift the rest."""
+    import scipy.sparse as sp
+
+    coef = np.ascontiguousarray(sv_coef, dtype=np.float64)
+    rows, n_sv = coef.shape
+    return sp.csr_matrix((coef.ravel(), np.tile(np.arange(n_sv, dtype=np.int32), rows),
+                          np.arange(rows + 1, dtype=np.int32) * n_sv), shape=coef.shape)
+
+
 def to_svc(model: LibsvmModel, classes, tol: float = 1e-3):
     """A fitted ``sklearn.svm.SVC`` holding ``model`` (nothing is trained).
 
     ``model.labels`` must be ``classes`` (sorted, as SVC keeps them). SVC stores LIBSVM's arrays
     in ``_dual_coef_`` / ``_intercept_`` (= −ρ) and, for two classes, shows them with the sign
     flipped (``dual_coef_``, ``intercept_``, ``decision_function`` positive for classes_[1]).
+    With CSR support vectors (a model fitted on sparse X) the SVC is the one ``SVC.fit`` makes
+    from sparse X: ``_sparse`` set, CSR ``support_vectors_`` and ``dual_coef_``, prediction
+    through ``libsvm_sparse`` for sparse and dense X alike.
     """
     from sklearn.svm import SVC
+
+    from ._sparse import issparse
 
     classes = np.asarray(classes)
     if model.labels.shape != classes.shape or np.any(model.labels != classes):
@@ -205,13 +266,15 @@ def to_svc(model: LibsvmModel, classes, tol: float = 1e-3):
                          f"classes {classes.tolist()} that SVC needs")
     svc = SVC(C=model.C, kernel=_SKLEARN_KERNEL[model.kernel_type], degree=model.degree,
               gamma=model.gamma, coef0=model.coef0, tol=tol)
+    sparse = issparse(model.support_vectors)
     n_features = model.support_vectors.shape[1]
     svc.classes_ = classes
     svc.class_weight_ = np.ones(classes.size)
     svc.support_ = np.ascontiguousarray(model.support, dtype=np.int32)
-    svc.support_vectors_ = np.ascontiguousarray(model.support_vectors, dtype=np.float64)
+    svc.support_vectors_ = _sv_matrix(model.support_vectors)
     svc._n_support = np.ascontiguousarray(model.n_sv, dtype=np.int32)
-    svc._dual_coef_ = np.ascontiguousarray(model.sv_coef, dtype=np.float64)
+    svc._dual_coef_ = (_csr_coef(model.sv_coef) if sparse
+                       else np.ascontiguousarray(model.sv_coef, dtype=np.float64))
     svc._intercept_ = np.ascontiguousarray(-model.rho, dtype=np.float64)
     if classes.size == 2:      # what SVC.fit does for binary problems (sklearn/svm/_base.py)
         svc.dual_coef_ = -svc._dual_coef_
@@ -223,7 +286,7 @@ def to_svc(model: LibsvmModel, classes, tol: float = 1e-3):
     svc._probB = np.empty(0)
     svc._effective_probability = False
     svc._gamma = float(model.gamma)
-    svc._sparse = False
+    svc._sparse = sparse       # SVC predicts through libsvm_sparse (dense X is converted to CSR)
     svc.fit_status_ = 0
     svc._num_iter = np.ascontiguousarray(model.n_iter, dtype=np.int32)
     svc.n_iter_ = svc._num_iter
@@ -277,10 +340,9 @@ def libsvm_model_text(model: LibsvmModel) -> str:
               "label " + " ".join(str(v) for v in labels),
               "nr_sv " + " ".join(str(int(n)) for n in model.n_sv),
               "SV"]
-    for i, sv in enumerate(model.support_vectors):
-        nz = np.flatnonzero(sv)
+    for i, (cols, vals) in enumerate(_sv_entries(model.support_vectors)):
         coefs = " ".join(_num(c) for c in model.sv_coef[:, i])
-        feats = " ".join(f"{j + 1}:{_num(sv[j])}" for j in nz)
+        feats = " ".join(f"{j + 1}:{_num(v)}" for j, v in zip(cols, vals))   # 1-based
         lines.append(f"{coefs} {feats}".rstrip() + " ")
     return "\n".join(lines) + "\n"
 

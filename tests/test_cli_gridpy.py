@@ -143,6 +143,48 @@ def test_model_option_writes_the_model_libsvm_predicts_with(files, capsys, tmp_p
     assert m.param.gamma == pytest.approx(r["gamma"], rel=1e-15)
 
 
+def test_model_option_with_sparse_data(capsys, monkeypatch, tmp_path):
+    """--sparse yes --model: the model fitted on CSR data is written from its CSR support
+    vectors, and LIBSVM predicts the test file with it exactly as svmbound does."""
+    svmutil = pytest.importorskip("libsvm.svmutil")
+    import scipy.sparse as sp
+
+    from svmbound.datasets import load_libsvm
+
+    rng = np.random.default_rng(5)
+    X = sp.random(160, 300, density=0.03, random_state=6, format="csr")
+    y = np.where(np.asarray(X[:, :40].sum(axis=1)).ravel() + 0.05 * rng.normal(size=160) > 0.3,
+                 1, -1)
+    dump_svmlight_file(X[:110], y[:110], str(tmp_path / "train.txt"), zero_based=False)
+    dump_svmlight_file(X[110:], y[110:], str(tmp_path / "test.txt"), zero_based=False)
+    fitted = []
+    save = cli.BoundSVC.save_libsvm_model
+
+    def keep(self, path):                      # the CLI's estimator, to compare with
+        fitted.append(self)
+        return save(self, path)
+
+    monkeypatch.setattr(cli.BoundSVC, "save_libsvm_model", keep)
+    model = tmp_path / "train.model"
+    assert main(["tune", str(tmp_path / "train.txt"), "--test", str(tmp_path / "test.txt"),
+                 "--sparse", "yes", "--loss", "l1", "--max-iter", "4", "--model", str(model),
+                 "--json", "--quiet"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    (est,) = fitted
+    assert sp.issparse(est.support_vectors_)
+    Xt, yt = load_libsvm(tmp_path / "test.txt", n_features=est.n_features_in_, sparse=True)
+    m = svmutil.svm_load_model(str(model))
+    labels, acc, vals = svmutil.svm_predict(yt, Xt, m, "-q")
+    np.testing.assert_array_equal(np.asarray(labels), est.predict(Xt))
+    assert set(labels) == {-1.0, 1.0}
+    dec = est.decision_function(Xt)
+    assert np.abs(np.asarray(vals)[:, 0] - dec).max() <= 1e-12 * np.abs(dec).max()
+    assert acc[0] == pytest.approx(100 * r["test_accuracy"])
+    assert m.get_nr_sv() == r["n_sv"]
+    sv_lines = model.read_text().split("SV\n", 1)[1].splitlines()
+    assert sum(line.count(":") for line in sv_lines) == est.support_vectors_.nnz
+
+
 @pytest.mark.parametrize("argv, match", [
     (["--model", "{t}/m.txt"], "loss='l2' cannot be exported"),
     (["--model", "{t}/m.txt", "--loss", "l1", "--kernel", "ard"],

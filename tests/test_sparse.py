@@ -10,6 +10,7 @@ import pytest
 
 sp = pytest.importorskip("scipy.sparse")
 
+from _wide import forbid_densifying, wide_csr  # noqa: E402
 from svmbound._validation import check_X  # noqa: E402
 from svmbound.criteria import make_criterion  # noqa: E402
 from svmbound.estimators import BoundSVC  # noqa: E402
@@ -135,18 +136,8 @@ def test_boundsvc_multiclass_on_csr(data):
 
 def test_large_sparse_fit_never_densifies(monkeypatch):
     """1000 x 100,000 with 20 non-zeros a row: the dense matrix would be 800 MB."""
-    def refuse(*args, **kwargs):
-        raise AssertionError("a sparse matrix was densified")
-
-    for cls in (sp.csr_matrix, sp.csc_matrix, sp.coo_matrix):
-        monkeypatch.setattr(cls, "toarray", refuse)
-        monkeypatch.setattr(cls, "todense", refuse)
-    rng = np.random.default_rng(0)
-    n, d, k = 1000, 100_000, 20
-    cols = np.sort(np.stack([rng.choice(d, k, replace=False) for _ in range(n)]), axis=1)
-    X = sp.csr_matrix((rng.random(n * k), cols.ravel(), np.arange(0, n * k + 1, k)),
-                      shape=(n, d))
-    y = np.where(X @ rng.normal(size=d) > 0, 1, -1)
+    forbid_densifying(monkeypatch)
+    X, y = wide_csr(1000)
     tracemalloc.start()
     try:
         t0 = time.perf_counter()
@@ -227,14 +218,3 @@ def test_cli_tune_sparse_equals_dense(libsvm_files, capsys):
     assert main(["tune", str(libsvm_files / "train.txt"), "--sparse", "yes", "--scale",
                  "--quiet"]) == 2
     assert "--scale" in capsys.readouterr().err
-
-
-def test_export_of_a_sparse_model_is_refused_clearly(data):
-    from svmbound.export import binary_model
-
-    X, _, y, _, _ = data
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = BoundSVC(loss="l1", criterion="rm-l1").fit(X, y)
-    with pytest.raises(ValueError, match="sparse X .* not supported yet"):
-        binary_model(model)
