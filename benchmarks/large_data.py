@@ -1,0 +1,132 @@
+"""The default strategy on large data (issue 14 item 6, strategy step 5): ijcnn1 and a9a whole.
+
+For each case: ``BoundSVC(loss=...)`` with the defaults (``tune_subsample=5000``: the bound
+searches on a stratified 5,000-row subsample, the candidates picked by their hold-out error on
+20,000 other rows, the final SVM on every row), timed end to end, with its test error, SVM
+trainings and chosen (C, γ); then one ``SVC.fit`` on every row at the chosen (C, γ) (tol 1e-3,
+cache 2000 MB), so that the tuning's cost reads as "fits at θ*". Peers that a user with this
+much data runs, on the same 5,000-row subsample (``strategy.tuning_rows``) and refit on every
+row: ``random-sub`` = RandomizedSearchCV(SVC(), 30 log-uniform draws over grid.py's box,
+5-fold), ``grid-sub`` = GridSearchCV(SVC(), grid.py's grid, 5-fold). GridSearchCV on every row
+is not run: 550 fits of ~15 s on ijcnn1 ≈ 1.2 h on 2 cores (BENCHMARKS.md, issue 5d).
+
+    python benchmarks/large_data.py [--data DIR] [--cases ijcnn1 a9a] [--jobs 2]
+        [--methods l2 l1 random-sub grid-sub] [--out BENCHMARKS.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _report import data_root, machine_description, write_section  # noqa: E402
+from vs_peers import BOX, GRID, _libsvm  # noqa: E402
+
+CASES = {"ijcnn1": ("ijcnn1.bz2", "ijcnn1.t.bz2", 22), "a9a": ("a9a.bz2", "a9a.t.bz2", 123)}
+HEADING = "Large data: ijcnn1 and a9a whole (issue 14)"
+
+
+def load(root, name):
+    tr, te, d = CASES[name]
+    X, y = _libsvm(root, tr, d)
+    Xt, yt = _libsvm(root, te, d)
+    return np.asarray(X), y, np.asarray(Xt), yt
+
+
+def run_ours(loss, X, y, jobs):
+    from svmbound import BoundSVC
+
+    t = time.perf_counter()
+    est = BoundSVC(loss=loss, n_jobs=jobs, random_state=0).fit(X, y)
+    return est, time.perf_counter() - t
+
+
+def run_peer(method, X, y, jobs):
+    from scipy.stats import loguniform
+    from sklearn.model_selection import GridSearchCV, RandomizedSearchCV, StratifiedKFold
+    from sklearn.svm import SVC
+
+    from svmbound.strategy import tuning_rows
+
+    S, _ = tuning_rows(y, 5000, 0)
+    cv = StratifiedKFold(5, shuffle=True, random_state=0)
+    t = time.perf_counter()
+    if method == "grid-sub":
+        search = GridSearchCV(SVC(), GRID, cv=cv, n_jobs=jobs, refit=False)
+    else:
+        search = RandomizedSearchCV(SVC(), {k: loguniform(*v) for k, v in BOX.items()},
+                                    n_iter=30, cv=cv, n_jobs=jobs, random_state=0, refit=False)
+    search.fit(X[S], y[S])
+    model = SVC(**search.best_params_, cache_size=2000).fit(X, y)
+    return model, search.best_params_, time.perf_counter() - t, len(search.cv_results_["params"]) * 5 + 1
+
+
+def fit_at(params, X, y):
+    from sklearn.svm import SVC
+
+    t = time.perf_counter()
+    SVC(**params, cache_size=2000).fit(X, y)
+    return time.perf_counter() - t
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", default=None)
+    ap.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES))
+    ap.add_argument("--methods", nargs="+", default=["l2", "l1", "random-sub"],
+                    choices=["l2", "l1", "random-sub", "grid-sub"])
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args(argv)
+    root = data_root(args.data)
+    if root is None:
+        return 2
+    from sklearn.datasets import make_classification
+
+    from svmbound import BoundSVC
+
+    BoundSVC().fit(*make_classification(60, 4, random_state=0))   # numba compile, not timed
+    rows = []
+    for name in args.cases:
+        X, y, Xt, yt = load(root, name)
+        for m in args.methods:
+            if m in ("l2", "l1"):
+                est, t = run_ours(m, X, y, args.jobs)
+                bp = est.best_params_
+                params = {"C": float(bp["C"]), "gamma": float(bp["gamma"])}
+                n_fit = est.n_trainings_
+                err = float(np.mean(est.predict(Xt) != yt))
+                t_fit = fit_at(params, X, y)
+                sub = est.search_.subsample
+                extra = (f"chose the {est.search_.chosen}; searched on {sub['search']} rows, "
+                         f"validated on {sub['validation']}" if sub else est.search_.chosen)
+            else:
+                model, params, t, n_fit = run_peer(m, X, y, args.jobs)
+                err = float(np.mean(model.predict(Xt) != yt))
+                t_fit = fit_at(params, X, y)
+                extra = "searched on the 5,000-row subsample, refit on all rows"
+            row = (f"| {name} ({X.shape[0]}×{X.shape[1]}, test {Xt.shape[0]}) | {m} | "
+                   f"{100 * err:.2f} | {t:.1f} | {n_fit} | {t_fit:.1f} | {t / t_fit:.1f} | "
+                   f"{params['C']:.4g} | {params['gamma']:.4g} | {extra} |")
+            print(row, flush=True)
+            rows.append(row)
+    body = (f"Command: `python benchmarks/large_data.py {' '.join(argv or sys.argv[1:])}`\n\n"
+            f"{machine_description()}\n\n"
+            "| data | method | test err % | tuning s (incl. final fit) | trainings | one SVC.fit "
+            "at θ* s | tuning ÷ fit | C | γ | notes |\n|---|---|---|---|---|---|---|---|---|---|\n"
+            + "\n".join(rows) + "\n")
+    print(body)
+    if args.out:
+        write_section(args.out, HEADING, body)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
