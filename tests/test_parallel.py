@@ -32,5 +32,26 @@ def test_the_cache_buffer_holds_the_share_of_the_rows():
             shapes.append(cache_buffer(n, 1.0).shape)
     assert shapes == [(262, n), (131, n), (65, n)]
     assert cache_share() == 1.0
-    with cache_share_scope(0.5):   # all n float64 rows fit in 16 MB, and in half of it
-        assert cache_buffer(n, 16.0).dtype == np.float64
+
+
+def test_the_row_type_does_not_depend_on_the_share():
+    n = 1000   # all 1000 float64 rows fit in 8 MB: float64, also with a quarter of it
+    with cache_share_scope(0.25):
+        buf = cache_buffer(n, 8.0)
+    assert buf.dtype == np.float64 and buf.shape == (262, n)
+
+
+def test_a_small_share_gives_the_same_solution():
+    """Fewer cached rows only means rows recomputed: the solve is the same."""
+    from sklearn.datasets import make_classification
+
+    from svmbound.kernels import RBFKernel
+    from svmbound.solvers import solve_svm_dual
+
+    X, y = make_classification(n_samples=400, n_features=5, random_state=0)
+    y = np.where(y == 1, 1.0, -1.0)
+    full = solve_svm_dual(X, y, RBFKernel(2.0), 10.0, loss="l1", tol=1e-6, cache_size=2.0)
+    with cache_share_scope(0.02):   # 40 kB: 12 rows of 400
+        small = solve_svm_dual(X, y, RBFKernel(2.0), 10.0, loss="l1", tol=1e-6, cache_size=2.0)
+    np.testing.assert_array_equal(full.alpha, small.alpha)
+    assert full.b == small.b

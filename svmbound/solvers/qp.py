@@ -87,17 +87,18 @@ def n_cache_rows(n: int, cache_mb: float, itemsize: int = 8) -> int:
 
 
 def cache_buffer(n: int, cache_mb) -> np.ndarray:
-    """The SMO's row cache: float64 rows when all n fit in ``cache_mb`` × :func:`cache_share`,
-    otherwise float32 rows (twice as many; LIBSVM always stores Q in float32). Allocated with
-    ``np.empty``: memory is only touched as rows are filled."""
+    """The SMO's row cache: float64 rows when all n fit in ``cache_mb``, otherwise float32 rows
+    (twice as many; LIBSVM always stores Q in float32); as many rows as fit in ``cache_mb`` ×
+    :func:`cache_share`. The row type depends on the configured cache alone, not on the share,
+    so that the values a solve sees (and its result) do not depend on how many solves run at
+    once: a smaller share only means rows evicted and recomputed. Allocated with ``np.empty``:
+    memory is only touched as rows are filled."""
     n_cache_rows(n, cache_mb, 8)   # validates cache_mb
     if isinstance(cache_mb, str):
         cache_mb = auto_cache_mb()
-    cache_mb = float(cache_mb) * cache_share()
-    rows = n_cache_rows(n, cache_mb, 8)
-    if rows >= n:
-        return np.empty((n, n))
-    return np.empty((n_cache_rows(n, cache_mb, 4), n), dtype=np.float32)
+    itemsize = 8 if n_cache_rows(n, cache_mb, 8) >= n else 4
+    rows = n_cache_rows(n, float(cache_mb) * cache_share(), itemsize)
+    return np.empty((rows, n), dtype=np.float64 if itemsize == 8 else np.float32)
 
 
 def check_tol(tol) -> float:
