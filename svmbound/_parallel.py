@@ -23,12 +23,12 @@ on a copy of the objects it uses (pickled by cloudpickle), so whatever it change
 lost: warm starts, training counters, convergence notes. So no work function changes state it
 was given: it returns that state with its result and the caller applies it (the CV fold returns
 its solution, a pair criterion its ``warm_state()``). Threads and processes then give the same
-bits, and the same as ``n_jobs=1``, as long as the cache share below keeps the kernel rows in
-float64 (``solvers.qp.cache_buffer``). Warnings raised in another process stay in that process
+bits, and the same as ``n_jobs=1``, as long as the cache share (last paragraph) keeps the kernel
+rows in float64 (``solvers.qp.cache_buffer``). Warnings raised in another process stay there
 (the dask worker's log); what they report is in the results too (``info['converged']``,
 ``search_.problems``).
 
-A worker in another process also gets the caller's BLAS thread counts (threadpoolctl; the fit
+A worker in another process also gets the caller's BLAS thread count (threadpoolctl; the fit
 runs BLAS on one thread): a loky worker would otherwise use cpu_count/n_jobs threads, and a
 BLAS call on another number of threads may round differently in the last bit.
 
