@@ -11,27 +11,81 @@ one-vs-one pairs) goes through :func:`parallel_map`, so that three things hold e
   kernel-row cache its caller had (``solvers.qp.cache_share``), so ``cache_size`` bounds the
   cache memory of all the solves running at once, nested calls included.
 * **Ctrl-C** while waiting stops every solve still running in the other threads
-  (``solvers.request_stop``) before the KeyboardInterrupt propagates.
+  (``solvers.request_stop``) before the KeyboardInterrupt propagates. It stops only the solves
+  of this process: work already sent to other processes (loky, dask workers) runs to its end
+  there, and the progress bar and the partial search kept on Ctrl-C see only the evaluations
+  made in this process.
+
+**Work functions report back what they change.** Under a process backend (loky, a
+dask.distributed cluster: ``pip install "svmbound[dask]"``, then
+``with joblib.parallel_config(backend="dask"):`` inside a ``distributed.Client``) ``fn`` runs
+on a copy of the objects it uses (pickled by cloudpickle), so whatever it changes in place is
+lost: warm starts, training counters, convergence notes. So no work function changes state it
+was given: it returns that state with its result and the caller applies it (the CV fold returns
+its solution, a pair criterion its ``warm_state()``). Threads and processes then give the same
+bits, and the same as ``n_jobs=1``, as long as the cache share (last paragraph) keeps the kernel
+rows in float64 (``solvers.qp.cache_buffer``). Warnings raised in another process stay there
+(the dask worker's log); what they report is in the results too (``info['converged']``,
+``search_.problems``).
+
+A worker in another process also gets the caller's BLAS thread count (threadpoolctl; the fit
+runs BLAS on one thread): a loky worker would otherwise use cpu_count/n_jobs threads, and a
+BLAS call on another number of threads may round differently in the last bit.
+
+Under dask, ``effective_n_jobs`` is the number of worker threads of the cluster whatever
+``n_jobs``, except 1. One worker (``n_jobs=1``, or one item) runs here, in the calling thread
+(joblib's dask backend would still send ``n_jobs=1`` to the cluster). Each of the k workers of
+a call gets 1/k of the cache share, as k threads would, so a run gives the bits of a threaded
+run with k workers; the share is a budget per caller, not per machine (on several machines it
+is more than needed, never less).
 """
 
 from __future__ import annotations
 
+import os
+from functools import partial
+
 __all__ = ["parallel_map"]
 
+_blas_libs: list = []   # this process's BLAS libraries (threadpoolctl), found once one is loaded
 
-def _with_share(fn, fraction):
-    """``fn`` wrapped to run with the kernel-row cache share ``fraction``."""
-    def call(x):
-        from .solvers.qp import cache_share_scope
 
-        with cache_share_scope(fraction):
-            return fn(x)
-    return call
+def _blas_threads() -> int | None:
+    """The most threads a BLAS library of this process may use now; None without BLAS."""
+    if not _blas_libs:
+        from threadpoolctl import ThreadpoolController
+
+        _blas_libs.extend(ThreadpoolController().select(user_api="blas").lib_controllers)
+    return max((lib.num_threads for lib in _blas_libs), default=None)
+
+
+def _process() -> tuple:
+    """(host name, process id): which process runs the code, on a cluster too."""
+    import socket
+
+    return socket.gethostname(), os.getpid()
+
+
+def _call_in_context(fn, share, caller, blas_threads, x):
+    """``fn(x)`` with the kernel-row cache share ``share`` (thread-local) and, in a process
+    other than the ``caller`` (``_process()``), BLAS limited to the caller's ``blas_threads``.
+    Module-level, so that it pickles by reference (only ``fn`` needs cloudpickle)."""
+    from contextlib import nullcontext
+
+    from threadpoolctl import threadpool_limits
+
+    from .solvers.qp import cache_share_scope
+
+    here = _process() == caller or blas_threads is None
+    with cache_share_scope(share), \
+            nullcontext() if here else threadpool_limits(blas_threads, user_api="blas"):
+        return fn(x)
 
 
 def parallel_map(fn, items, n_jobs) -> list:
     """``[fn(x) for x in items]``, on up to ``n_jobs`` joblib workers (threads unless the
-    caller chose another backend); results in the order of ``items``."""
+    caller chose another backend); results in the order of ``items``. ``fn`` must not rely on
+    changing its objects in place (module docstring): return the changes instead."""
     from joblib import Parallel, delayed, effective_n_jobs
 
     from .solvers import request_stop
@@ -39,8 +93,11 @@ def parallel_map(fn, items, n_jobs) -> list:
 
     items = list(items)
     workers = max(1, min(len(items), effective_n_jobs(n_jobs)))
-    call = _with_share(fn, cache_share() / workers)
     try:
+        if workers == 1:   # here, in this thread: joblib's dask backend would send n_jobs=1 away
+            return [fn(x) for x in items]
+        call = partial(_call_in_context, fn, cache_share() / workers, _process(),
+                       _blas_threads())
         return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(call)(x) for x in items)
     except KeyboardInterrupt:
         request_stop()

@@ -228,7 +228,10 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         tolerance, Chung §4.3).
     n_jobs : joblib workers (threads) for independent work of criterion='auto': its two bound
         searches and its CV folds (None: 1, or the active ``joblib.parallel_config``; -1: all
-        cores). The result does not depend on it.
+        cores). The result does not depend on it. A backend of ``joblib.parallel_config``
+        takes precedence over threads: with ``backend="dask"`` (``pip install
+        "svmbound[dask]"``) the work runs on a dask.distributed cluster, with the same result;
+        Ctrl-C then stops only the solves of this process.
     cache_size : kernel-row cache in MB, or "auto" (a quarter of the memory, 200 MB to 4 GB).
     random_state : seed for every random choice (annealing, validation splits, CV folds).
     class_weight : None, 'balanced' or a dict {label: weight}, as scikit-learn's SVC: the C of

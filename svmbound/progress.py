@@ -44,6 +44,13 @@ class Progress:
             self.bar = tqdm(total=total, desc=desc, unit="eval", file=self.file,
                             dynamic_ncols=True, leave=True)
 
+    def __reduce__(self):
+        """A copy in another process (a loky or dask worker running a bound search,
+        ``svmbound._parallel``) is a Progress without bar: the tqdm bar and its stream belong
+        to this process and do not unpickle elsewhere; ``write`` there goes to that process's
+        stderr."""
+        return Progress, (False,)
+
     def on_evaluation(self, ev, replayed: bool = False) -> None:
         if np.isfinite(ev.value) and ev.value < self.best:
             self.best = float(ev.value)

@@ -1,5 +1,7 @@
 """svmbound._parallel.parallel_map: order, the shared kernel-row cache budget, nesting."""
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -15,6 +17,17 @@ def test_results_keep_the_order_of_the_items():
                                                     (3, 2, 0.5), (-1, 1, 1.0)])
 def test_each_worker_gets_its_part_of_the_cache(n_jobs, n_items, share):
     assert parallel_map(lambda _: cache_share(), range(n_items), n_jobs) == [share] * n_items
+
+
+def test_the_work_wrapper_pickles_by_reference():
+    """Workers of loky and dask receive the wrapped function pickled: the wrapper is a partial
+    of a module-level function (plain pickle takes it when the work function is one too)."""
+    import pickle
+
+    from svmbound import _parallel
+
+    call = functools.partial(_parallel._call_in_context, abs, 0.5, ("elsewhere", -1), 1)
+    assert pickle.loads(pickle.dumps(call))(-3) == 3
 
 
 def test_nested_calls_split_the_share_again_and_restore_it():

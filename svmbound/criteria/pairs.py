@@ -6,9 +6,10 @@ objective that the search layer and the default strategy see as ONE criterion of
 
 * :class:`PairwiseSum` — Σ_pairs c_p(θ) for one binary criterion per pair, all at the same θ
   (one C and kernel shared by the pairs, as SVC and LIBSVM share them); its gradient is the
-  sum of the pairs' gradients. The pairs are evaluated in ``n_jobs`` joblib threads (the numba
-  SMO and BLAS release the GIL); values and gradients are summed in pair order, so the result
-  does not depend on ``n_jobs``.
+  sum of the pairs' gradients. The pairs are evaluated in ``n_jobs`` joblib workers (threads by
+  default: the numba SMO and BLAS release the GIL); each returns its ``warm_state()``, which is
+  set back on the pair criterion (it may have run on a copy in another process), and values and
+  gradients are summed in pair order, so the result does not depend on ``n_jobs``.
 
   Why the sum is the right objective for the count-valued criteria (radius–margin, span,
   LOO/CV counts): with voting, a point x_p of class c is predicted correctly when every one of
@@ -155,7 +156,11 @@ class PairwiseSum(Criterion):
         theta = np.array(theta, dtype=np.float64).ravel()
         C, kernel = self.split_theta(theta)
         need = bool(need_grad and self.differentiable)
-        evs = _parallel(lambda c: c.evaluate(theta, need_grad=need), self.criteria, self.n_jobs)
+        out = _parallel(lambda c: (c.evaluate(theta, need_grad=need), c.warm_state()),
+                        self.criteria, self.n_jobs)
+        for c, (_, state) in zip(self.criteria, out):   # a no-op unless c ran on a copy
+            c.set_warm_state(state)
+        evs = [ev for ev, _ in out]
         value = 0.0
         for ev in evs:                   # in pair order: the same bits for any n_jobs
             value += ev.value
@@ -267,7 +272,8 @@ class OvOCrossValidationError(Criterion):
         return held_out_total(self.folds, self.weights, self.y.size)
 
     def _train(self, task, C, kernel):
-        """Train pair p on fold k; its decision values on fold k's held-out rows."""
+        """Train pair p on fold k: (solution, its decision values on fold k's held-out rows).
+        Changes nothing in ``self``: the caller keeps the solution for the next warm start."""
         k, p = task
         rows, y_pm = self._fold_pairs[k][p]
         Xp = self.X[rows]
@@ -278,20 +284,20 @@ class OvOCrossValidationError(Criterion):
             alpha0 = warm_start_alpha(prev.alpha, y_pm, prev.C, C, self.loss, wp)
         sol = solve_svm_dual(Xp, y_pm, kernel, C, loss=self.loss, tol=self.tol, alpha0=alpha0,
                              cache_size=self.cache_size, check_input=False, weights=wp)
-        self._fold_prev[k][p] = sol
         te = self.folds[k][1]
-        return decision_function(Xp, y_pm, sol.alpha, sol.b, kernel, self.X[te]), sol.n_iter
+        return sol, decision_function(Xp, y_pm, sol.alpha, sol.b, kernel, self.X[te])
 
     def _compute(self, C, kernel, need_grad):
         n_pairs = len(self.pairs)
         tasks = [(k, p) for k in range(self.n_folds) for p in range(n_pairs)]
         out = _parallel(lambda t: self._train(t, C, kernel), tasks, self.n_jobs)
+        for (k, p), (sol, _) in zip(tasks, out):
+            self._fold_prev[k][p] = sol
         self.n_trainings += len(tasks)
-        errors, hinge, n_iter = 0, 0.0, 0
+        errors, hinge = 0, 0.0
+        n_iter = sum(sol.n_iter for sol, _ in out)
         for k, (_, te) in enumerate(self.folds):
-            block = out[k * n_pairs:(k + 1) * n_pairs]
-            dec = np.column_stack([d for d, _ in block])
-            n_iter += sum(i for _, i in block)
+            dec = np.column_stack([d for _, d in out[k * n_pairs:(k + 1) * n_pairs]])
             yte = self.y[te]
             wrong = vote(dec, self.n_classes) != yte
             h = np.zeros(te.size)

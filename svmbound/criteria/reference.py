@@ -101,9 +101,9 @@ class CrossValidationError(_ReferenceCriterion):
     Folds: ``StratifiedKFold(n_folds, shuffle=True, random_state)``, fixed at construction
     (``self.folds`` lists (train, test) index pairs, usable as scikit-learn's ``cv``), or the
     explicit ``folds=`` (e.g. one (train, validation) pair: a hold-out error, whose ``rate`` is
-    over the held-out rows); the folds
-    are trained in ``n_jobs`` joblib threads. Each fold's SVM is warm-started from that fold's α at the previous θ (scaled by C_new/C_old, clipped,
-    yᵀα = 0 repaired: ``warm_start_alpha``).
+    over the held-out rows); the folds are trained in ``n_jobs`` joblib workers (threads by
+    default). Each fold's SVM is warm-started from that fold's α at the previous θ (scaled by
+    C_new/C_old, clipped, yᵀα = 0 repaired: ``warm_start_alpha``).
     """
 
     name = "cv-error"
@@ -127,30 +127,28 @@ class CrossValidationError(_ReferenceCriterion):
     warm_state_attrs = Criterion.warm_state_attrs + ("_fold_prev", "_fold_key")
 
     def _fold(self, k, C, kernel):
-        """(errors, SMO iterations, hinge loss) of fold k: train on its training part
-        (warm-started from this fold's previous solution), count the held-out points with
-        y f(x) < 0 and sum their hinge losses max(0, 1 − y f(x))."""
+        """(solution, errors, hinge loss) of fold k: train on its training part (warm-started
+        from this fold's previous solution), count the held-out points with y f(x) < 0 and sum
+        their hinge losses max(0, 1 − y f(x)). Changes nothing in ``self``: the caller keeps
+        the solution for the next warm start (a fold may run on a copy in another process,
+        ``svmbound._parallel``)."""
         tr, te = self.folds[k]
         Xtr, ytr = self.X[tr], self.y[tr]
         wtr = None if self.weights is None else self.weights[tr]
         prev = self._fold_prev[k]
         alpha0 = warm_from = None
-        key = _kernel_key(kernel)
         if self.warm_start and prev is not None:
-            if self._fold_key[k] == key:   # only C changed: reuse the gradient (no kernel value)
+            if self._fold_key[k] == _kernel_key(kernel):   # only C changed: reuse the gradient
                 warm_from = prev
             else:
                 alpha0 = warm_start_alpha(prev.alpha, ytr, prev.C, C, self.loss, wtr)
         sol = solve_svm_dual(Xtr, ytr, kernel, C, loss=self.loss, tol=self.tol, alpha0=alpha0,
                              warm_from=warm_from, cache_size=self.cache_size, check_input=False,
                              max_iter=self.max_iter, weights=wtr)
-        self.note_solution(sol, f"SVM dual of fold {k}")
-        self._fold_prev[k] = sol
-        self._fold_key[k] = key
         f = decision_function(Xtr, ytr, sol.alpha, sol.b, kernel, self.X[te])
         margin = self.y[te] * f
         hinge = np.maximum(0.0, 1.0 - margin)
-        return (self._errors(te, margin < 0), sol.n_iter,
+        return (sol, self._errors(te, margin < 0),
                 float(hinge.sum() if self.weights is None else self.weights[te] @ hinge))
 
     def _compute(self, C, kernel, need_grad):
@@ -158,9 +156,14 @@ class CrossValidationError(_ReferenceCriterion):
         from .._parallel import parallel_map
 
         out = parallel_map(lambda k: self._fold(k, C, kernel), range(self.n_folds), self.n_jobs)
+        key = _kernel_key(kernel)
+        for k, (sol, _, _) in enumerate(out):
+            self.note_solution(sol, f"SVM dual of fold {k}")
+            self._fold_prev[k], self._fold_key[k] = sol, key
         self.n_trainings += self.n_folds
-        value = float(sum(e for e, _, _ in out))
-        return value, None, {"n_folds": self.n_folds, "n_iter": int(sum(i for _, i, _ in out)),
+        value = float(sum(e for _, e, _ in out))
+        return value, None, {"n_folds": self.n_folds,
+                             "n_iter": int(sum(s.n_iter for s, _, _ in out)),
                              "rate": value / self._total(),
                              "hinge": float(sum(h for _, _, h in out)) / self._total()}
 
