@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import platform
+import sys
 from pathlib import Path
 
 
@@ -61,6 +62,17 @@ def write_section(path, heading: str, body: str) -> None:
         tail = lines[end:]
         new = lines[:start] + [section] + (["\n"] if tail else []) + tail
     path.write_text("".join(new))
+
+
+def publish(out, heading: str, script: str, argv, text: str) -> None:
+    """Print ``text`` and, when ``out`` is given, write it into that markdown file as section
+    ``heading``, after the command line (``python benchmarks/<script> <argv>``, argv None:
+    this process's arguments) and the machine description."""
+    print(text)
+    if out:
+        args = " ".join(argv if argv is not None else sys.argv[1:])
+        write_section(out, heading, f"Command: `python benchmarks/{script} {args}`\n\n"
+                                    f"{machine_description()}\n\n{text}\n")
 
 
 def data_root(data=None):

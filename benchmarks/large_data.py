@@ -25,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _report import data_root, machine_description, write_section  # noqa: E402
+from _report import data_root, publish  # noqa: E402
 from vs_peers import BOX, GRID, _libsvm  # noqa: E402
 
 CASES = {"ijcnn1": ("ijcnn1.bz2", "ijcnn1.t.bz2", 22), "a9a": ("a9a.bz2", "a9a.t.bz2", 123)}
@@ -117,14 +117,10 @@ def main(argv=None):
                    f"{params['C']:.4g} | {params['gamma']:.4g} | {extra} |")
             print(row, flush=True)
             rows.append(row)
-    body = (f"Command: `python benchmarks/large_data.py {' '.join(argv or sys.argv[1:])}`\n\n"
-            f"{machine_description()}\n\n"
-            "| data | method | test err % | tuning s (incl. final fit) | trainings | one SVC.fit "
+    body = ("| data | method | test err % | tuning s (incl. final fit) | trainings | one SVC.fit "
             "at θ* s | tuning ÷ fit | C | γ | notes |\n|---|---|---|---|---|---|---|---|---|---|\n"
             + "\n".join(rows) + "\n")
-    print(body)
-    if args.out:
-        write_section(args.out, HEADING, body)
+    publish(args.out, HEADING, "large_data.py", argv, body)
     return 0
 
 

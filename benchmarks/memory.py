@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _report import machine_description, write_section  # noqa: E402
+from _report import publish  # noqa: E402
 
 _RUN = """
 import json, resource, sys, time
@@ -82,11 +82,7 @@ def main(argv=None):
         print(lines[-1], flush=True)
     text = (f"`make_classification({args.rows} × {args.features})`, float64 X = "
             f"{args.rows * args.features * 8 / 2**20:.1f} MB.\n\n" + "\n".join(lines))
-    print(text)
-    if args.out:
-        cmd = "python benchmarks/memory.py " + " ".join(argv if argv is not None else sys.argv[1:])
-        write_section(args.out, "Memory against the cache (issue 14)",
-                      f"Command: `{cmd.strip()}`\n\n{machine_description()}\n\n{text}\n")
+    publish(args.out, "Memory against the cache (issue 14)", "memory.py", argv, text)
     return 0
 
 

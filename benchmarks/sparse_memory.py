@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _report import data_root, machine_description, write_section  # noqa: E402
+from _report import data_root, publish  # noqa: E402
 
 _RUN = """
 import json, resource, sys, time
@@ -75,11 +75,8 @@ def main(argv=None):
     text = (f"Reuters (`sparse/reuters.trn.bz2`, 7,770 × 8,315, {rows[0]['nnz']:,} non-zeros; "
             f"test file 3,299 rows), read as CSR; RSS after loading the data "
             f"{rows[0]['rss_after_load_mb']:.0f} MB.\n\n" + "\n".join(lines))
-    print(text)
-    if args.out:
-        cmd = "python benchmarks/sparse_memory.py " + " ".join(argv if argv is not None else sys.argv[1:])
-        write_section(args.out, "Sparse input: memory on Reuters (issue 13)",
-                      f"Command: `{cmd.strip()}`\n\n{machine_description()}\n\n{text}\n")
+    publish(args.out, "Sparse input: memory on Reuters (issue 13)", "sparse_memory.py", argv,
+            text)
     return 0
 
 
