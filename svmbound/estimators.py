@@ -185,7 +185,8 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         (``svmbound.strategy``): from scikit-learn's gamma='scale' start, projected BFGS on the
         span bound and on the radius–margin bound of the loss; their minima, the start and the
         minima with C·e² are candidates, and the one with the smallest ``n_folds``-fold CV error
-        wins. Measured reason (BENCHMARKS.md, "svmbound vs peers"): a bound's minimum alone
+        wins (on more than 2·``tune_subsample`` rows: searches on a subsample, a hold-out
+        error picks). Measured reason (BENCHMARKS.md, "svmbound vs peers"): a bound's minimum alone
         can be far off (radius–margin on ijcnn1: 7.2 % against grid search's 2.0 %; L1 bound
         3.3 on australian: 41.7 % against 14.2 %). With a non-gradient search 'auto' means
         'radius-margin'. Or 'radius-margin' (the radius–margin bound of the loss alone, Chung)
