@@ -5,7 +5,7 @@ Peers (scikit-learn's SVC, RBF kernel, 5-fold stratified CV with shuffling seede
   gamma = 2^3, 2^1, …, 2^-15 (110 points, 551 trainings);
 * ``random``: RandomizedSearchCV, 30 draws log-uniform over the same box (151 trainings);
 * ``halving``: HalvingGridSearchCV over the same grid;
-* ``optuna``: Optuna TPE, 30 trials of the same 5-fold CV (optuna: benchmarks-only extra;
+* ``optuna``: Optuna TPE, 30 trials of the same 5-fold CV (optuna: the benchmarks-only extra, `pip install -e .[bench]`;
   skipped with a note when it is not installed).
 svmbound: ``l2`` and ``l1`` are ``BoundSVC(loss=...)`` with the defaults; ``rm-l2`` / ``rm-l1``
 are the radius–margin bound alone from (0, 0) (the default before issue 12); ``span`` the span
