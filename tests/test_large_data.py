@@ -135,3 +135,24 @@ def test_cli_tune_subsample(tmp_path, data):
     assert json.loads(out.stdout)["subsample"] == {"search": 100, "validation": 400, "of": 600}
     bad = subprocess.run(run + ["--tune-subsample", "5"], capture_output=True, text=True)
     assert bad.returncode == 2 and "at least 10 rows" in bad.stderr
+
+
+def test_large_data_with_csr_input_and_class_weights(data):
+    """The subsample and the hold-out rows are taken from CSR X as from dense X, and carry the
+    weights: the same candidates, errors (weighted) and pick as on the dense array."""
+    import scipy.sparse as sp
+
+    X, y = data
+    X = np.where(np.abs(X) < 0.5, 0.0, X)          # a third of the entries zero
+    kw = dict(tune_subsample=100, class_weight="balanced", random_state=0)
+    dense = BoundSVC(**kw).fit(X, y)
+    csr = BoundSVC(**kw).fit(sp.csr_matrix(X), y)
+    assert csr.search_.subsample == dense.search_.subsample
+    assert [c["source"] for c in csr.search_.candidates] == [
+        c["source"] for c in dense.search_.candidates]
+    for a, b in zip(csr.search_.candidates, dense.search_.candidates):
+        np.testing.assert_allclose(a["x"], b["x"], rtol=1e-6, atol=1e-8)
+        assert a["cv_errors"] == pytest.approx(b["cv_errors"], rel=1e-9)
+    assert "weighted" in dense.search_.message
+    np.testing.assert_allclose(csr.best_theta_, dense.best_theta_, rtol=1e-6, atol=1e-8)
+    np.testing.assert_array_equal(csr.predict(sp.csr_matrix(X)), dense.predict(X))
