@@ -485,7 +485,11 @@ def _span(v) -> str:
 
 
 def summary(r: dict) -> str:
-    what = ("bounds + cross-validation" if r["criterion"] == "auto" else f"{r['criterion']} bound")
+    what = f"{r['criterion']} bound"
+    if r["criterion"] == "auto":
+        sub = r.get("subsample")
+        what = ("bounds + cross-validation" if not sub else
+                f"bounds on {sub['search']} of {sub['of']} rows + hold-out validation")
     lines = [f"svmbound: {what}, {r['loss'].upper()}-SVM, {r['kernel']} kernel",
              f"  chosen   C = {r['C']:.6g} (ln C = {r['log_C']:.4f})"]
     if isinstance(r.get("sigma2"), list):
