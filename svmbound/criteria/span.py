@@ -232,7 +232,9 @@ class HyperplaneSolver:
 
         self.y = np.asarray(y_sv, dtype=np.float64)
         self.n = self.y.size
-        A = Kt_sv * self.y[:, None]                  # K̃^Y = Y K̃ Y without an outer product
+        # K̃^Y = Y K̃ Y without an outer product, made Fortran-ordered so that LAPACK factors it
+        # in place (a C-ordered one would be copied: three n × n arrays alive instead of two)
+        A = np.multiply(Kt_sv, self.y[:, None], order="F")
         A *= self.y[None, :]
         self._cho = self._lu = None
         try:
@@ -245,7 +247,7 @@ class HyperplaneSolver:
             if not (np.isfinite(self._s) and self._s > 0 and np.all(np.isfinite(self._a))):
                 raise np.linalg.LinAlgError("Schur complement not positive")
         except np.linalg.LinAlgError:
-            self._cho = None
+            self._cho = A = c = None                 # A, c: the failed factor, n × n
             import warnings
 
             with warnings.catch_warnings():
@@ -326,16 +328,20 @@ class _L2SVEstimate(Criterion):
     differentiable = False
 
     def _sv_problem(self, C, kernel):
-        """(solution, SV indices, K̃_SV, α_SV, b), α and b polished by ``polish_alpha_b``."""
+        """(solution, SV indices, K̃_SV, α_SV, b, system): α and b polished by
+        ``polish_alpha_b``; system the ``HyperplaneSolver`` of (K̃_SV, y_SV) for further §6.3
+        solves (None when it could not be built). The system holds an n_SV × n_SV factor: it is
+        returned, not kept on the criterion, so that it is freed with the evaluation (or as
+        soon as the caller drops it)."""
         sol = self.solve_svm(C, kernel)
         sv = sol.support
         Kt = self._kt_sv(C, kernel, sv)
         try:
-            self._system = HyperplaneSolver(Kt, self.y[sv])
+            system = HyperplaneSolver(Kt, self.y[sv])
         except np.linalg.LinAlgError:
-            self._system = None
-        a, b = polish_alpha_b(Kt, self.y[sv], sol.alpha[sv], sol.b, self._system)
-        return sol, sv, Kt, a, b
+            system = None
+        a, b = polish_alpha_b(Kt, self.y[sv], sol.alpha[sv], sol.b, system)
+        return sol, sv, Kt, a, b, system
 
     def _kt_sv(self, C, kernel, sv):
         """K̃_SV = K(X_SV, X_SV) + diag(1/C_i) over the support vectors ``sv``."""
@@ -392,12 +398,12 @@ class SpanBound(_L2SVEstimate):
         self.eta = eta
 
     def _compute(self, C, kernel, need_grad):
-        sol, sv, Kt, a, _ = self._sv_problem(C, kernel)
+        sol, sv, Kt, a, _, system = self._sv_problem(C, kernel)
         ysv = self.y[sv]
         n_sv, n = sv.size, self.y.size
-        # K̃_SV is not needed after this (the §6.3 solves use self._system's factor): factor it
+        # K̃_SV is not needed after this (the §6.3 solves use the system's factor): factor it
         # in place, and keep at most a few n_SV × n_SV arrays alive at once (Reuters: ~10 before)
-        keep_kt = self._system is None          # the §6.3 solves then need K̃_SV itself
+        keep_kt = system is None                # the §6.3 solves then need K̃_SV itself
         try:
             s2, Ginv, d = span_squared(Kt, a, self.eta, overwrite=not keep_kt)
         except np.linalg.LinAlgError:           # not positive definite: LU on a fresh K̃_SV
@@ -421,7 +427,8 @@ class SpanBound(_L2SVEstimate):
         g = dpsi * s2
         if self.eta > 0:
             g = g - self.eta * (np.diag(P) - dpsi * a) / a ** 2
-        u = alpha_b_adjoint(Kt, ysv, g, system=self._system)
+        u = alpha_b_adjoint(Kt, ysv, g, system=system)
+        system = Kt = None                      # the last §6.3 solve: release the factor
         W = P                                   # W = P − (u∘y)(α∘y)ᵀ, symmetrised, in place
         uy, ay = u * ysv, a * ysv
         for i0 in range(0, n_sv, _BLOCK):
@@ -454,7 +461,7 @@ class SpanEstimate(_L2SVEstimate):
     source = "Chapelle et al. 2002 eq. 6-7, eq. 12"
 
     def _compute(self, C, kernel, need_grad):
-        sol, sv, Kt, a, _ = self._sv_problem(C, kernel)
+        sol, sv, Kt, a, _, _ = self._sv_problem(C, kernel)
         s2, _, _ = span_squared(Kt)
         value = float(np.count_nonzero(a * s2 > 1.0))
         info = self._info(sol, value)
@@ -494,7 +501,7 @@ class OpperWinther(_L2SVEstimate):
     source = "Chapelle et al. 2002 sec. 3.2.3 (Opper & Winther)"
 
     def _compute(self, C, kernel, need_grad):
-        sol, sv, Kt, a, _ = self._sv_problem(C, kernel)
+        sol, sv, Kt, a, _, _ = self._sv_problem(C, kernel)
         inv_diag = np.diag(np.linalg.inv(Kt))
         value = float(np.count_nonzero(a / inv_diag > 1.0))
         return value, None, self._info(sol, value)
