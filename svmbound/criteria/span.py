@@ -48,7 +48,7 @@ import numpy as np
 from scipy.special import expit
 
 from .._sparse import dots, issparse, sq_norms
-from ..kernels import LinearKernel, PolynomialKernel, RBFKernel
+from ..kernels import LinearKernel, PolynomialKernel, RBFKernel, _right
 from .base import Criterion
 from .radius_margin import RadiusMarginL2
 
@@ -78,42 +78,60 @@ def _rbf_log_sigma2_derivative(d2, kernel) -> np.ndarray:
     return E
 
 
-def _kernel_derivative_matrices(kernel, X, Z=None) -> list:
-    """[∂K(X, Z)/∂θ_k for every kernel parameter k], as explicit matrices.
+def _kernel_derivative_blocks(kernel, X, step: int | None = None):
+    """Yield (rows, [∂K(X[rows], X)/∂θ_k for every kernel parameter k]) over row blocks of X.
 
-    RBF: ∂K/∂ln σ² = K ∘ D² / (2σ²) (D² the squared distances); polynomial: ∂K/∂c =
-    d (⟨x, z⟩ + c)^(d−1); kernels without parameters (linear, precomputed): []. Any other kernel
-    raises NotImplementedError. Only for small blocks (the support vectors).
+    RBF: ∂K/∂ln σ² = K ∘ D² / (2σ²) (D² the squared distances, dense rows centred on their
+    mean first: translation invariant, fewer digits lost); polynomial: ∂K/∂c =
+    d (⟨x, z⟩ + c)^(d−1); kernels without parameters (linear, precomputed): nothing is yielded.
+    Any other kernel raises NotImplementedError. One block of ``step`` rows (default
+    ``_BLOCK``) at a time, so that a caller contracting with a weight matrix never holds an
+    n × n derivative matrix (the RBF block costs two block-sized arrays: D² and the result).
     """
-    Z = X if Z is None else Z
+    step = _BLOCK if step is None else step
     kind = type(kernel)
-    if issparse(X) or issparse(Z):        # CSR: not centred (see ``RBFKernel.block``)
-        if kind is RBFKernel:
-            d2 = dots(X, Z)
-            d2 *= -2.0
-            d2 += sq_norms(X)[:, None]
-            d2 += sq_norms(Z)[None, :]
-            np.maximum(d2, 0.0, out=d2)
-            return [_rbf_log_sigma2_derivative(d2, kernel)]
-        if kind is PolynomialKernel:
-            return [kernel.degree * (dots(X, Z) + kernel.coef0) ** (kernel.degree - 1)]
-    if kind is RBFKernel:
-        m = Z.mean(axis=0)                      # translation invariant: centre (fewer digits lost)
-        X, Z = X - m, Z - m
-        d2 = X @ Z.T
-        d2 *= -2.0
-        d2 += np.einsum("ij,ij->i", X, X)[:, None]
-        d2 += np.einsum("ij,ij->i", Z, Z)[None, :]
-        np.maximum(d2, 0.0, out=d2)
-        return [_rbf_log_sigma2_derivative(d2, kernel)]
-    if kind is PolynomialKernel:
-        return [kernel.degree * (X @ Z.T + kernel.coef0) ** (kernel.degree - 1)]
     if kind is LinearKernel or len(kernel.param_names) == 0:
-        return []
-    raise NotImplementedError(
-        f"the span-bound gradient needs the explicit matrix dK/dtheta, which is implemented for "
-        f"the rbf, poly and linear kernels only, not for kernel {kernel.name!r} "
-        f"({type(kernel).__name__})")
+        return
+    if kind not in (RBFKernel, PolynomialKernel):
+        raise NotImplementedError(
+            f"the span-bound gradient needs the explicit matrix dK/dtheta, which is implemented "
+            f"for the rbf, poly and linear kernels only, not for kernel {kernel.name!r} "
+            f"({type(kernel).__name__})")
+    if issparse(X):                       # CSR: not centred (see ``RBFKernel.block``)
+        Zr = _right(X)
+        sq = sq_norms(X) if kind is RBFKernel else None
+
+        def dot(rows):
+            return dots(X[rows], Zr)
+    else:
+        if kind is RBFKernel:
+            X = X - X.mean(axis=0)
+            sq = np.einsum("ij,ij->i", X, X)
+
+        def dot(rows):
+            return X[rows] @ X.T
+    for i0 in range(0, X.shape[0], step):
+        rows = slice(i0, min(i0 + step, X.shape[0]))
+        if kind is RBFKernel:
+            d2 = dot(rows)
+            d2 *= -2.0
+            d2 += sq[rows, None]
+            d2 += sq[None, :]
+            np.maximum(d2, 0.0, out=d2)
+            yield rows, [_rbf_log_sigma2_derivative(d2, kernel)]
+        else:
+            yield rows, [kernel.degree * (dot(rows) + kernel.coef0) ** (kernel.degree - 1)]
+
+
+def _kernel_derivative_contraction(kernel, X, W, step: int | None = None) -> np.ndarray:
+    """c_k = Σ_ij W_ij ∂K(x_i, x_j)/∂θ_k for every kernel parameter k — the kernel part of the
+    span-bound gradient — accumulated over row blocks of ∂K (``_kernel_derivative_blocks``):
+    memory W plus two blocks, instead of two more n × n arrays for ∂K and D²."""
+    c = np.zeros(len(kernel.param_names))
+    for rows, dKs in _kernel_derivative_blocks(kernel, X, step):
+        for k, dK in enumerate(dKs):
+            c[k] += float(np.vdot(W[rows], dK))
+    return c
 
 
 #: Rows per block of the in-place n × n updates below (bounded temporaries: a block of
@@ -433,7 +451,10 @@ class SpanBound(_L2SVEstimate):
       ∂T/∂θ = Σ_ij [P_ij − (u∘y)_i (α∘y)_j] ∂K̃_ij/∂θ.
     This is exact for the SV set at θ (it is locally constant for the L2-SVM except where a
     point crosses the margin). The kernel derivative matrices are formed explicitly over the
-    support vectors (RBF, polynomial, linear kernels).
+    support vectors (RBF, polynomial, linear kernels), a block of rows at a time.
+
+    Memory: at most two n_SV × n_SV arrays at once (plus row blocks): P is formed as M Mᵀ,
+    M = B diag(√w) (w ≥ 0), in the memory of B, itself made in the memory of K̃_SV.
     """
 
     name = "span"
@@ -456,13 +477,14 @@ class SpanBound(_L2SVEstimate):
         self.eta = eta
 
     def _compute(self, C, kernel, need_grad):
-        # Memory (units of n_SV² doubles; peak 3 where it was 4): at most two n_SV × n_SV
-        # arrays are alive at once, plus row blocks of _BLOCK rows —
+        # Memory, in n_SV × n_SV arrays of doubles (traced peak of one evaluation: 2.1 at
+        # n_SV = 3,350, 2.4 at 1,000; it was 4.05): at most two are alive at once, plus row
+        # blocks of _BLOCK rows —
         #   K̃_SV + the hyperplane factor (``_sv_problem``)
         #   → B, the SV block of (M̃ + D)⁻¹, made in K̃_SV's memory, + the factor
         #   → diag(P) from B in row blocks, u = H⁻¹(g, 0), the factor released: B alone
         #   → P = M Mᵀ with M = B diag(√w) in B's memory: M + P, then P alone
-        #   → W = P − (u∘y)(α∘y)ᵀ in P's memory; Σ W ∘ ∂K̃/∂θ (∂K and D²: two more).
+        #   → W = P − (u∘y)(α∘y)ᵀ in P's memory; Σ W ∘ ∂K̃/∂θ over row blocks of ∂K̃.
         sol, sv, Kt, a, _, system = self._sv_problem(C, kernel)
         ysv = self.y[sv]
         n_sv, n = sv.size, self.y.size
@@ -501,8 +523,7 @@ class SpanBound(_L2SVEstimate):
             # many parameters (ARD): Σ_ij W_ij ∂K_ij/∂θ_k by BLAS contractions, no d×n×n array
             grad[1:] = kernel.contract_matrix(Xsv, W)
         else:
-            for k, dK in enumerate(_kernel_derivative_matrices(kernel, Xsv)):
-                grad[1 + k] = float(np.vdot(W, dK))
+            grad[1:] = _kernel_derivative_contraction(kernel, Xsv, W)
         return value, grad, info
 
 
