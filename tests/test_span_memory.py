@@ -67,10 +67,11 @@ def dense_span_bound(X, y, theta, kernel, eta, A, B, tol):
 
 
 @pytest.mark.parametrize("block", [512, 7], ids=["one-block", "many-blocks"])
-@pytest.mark.parametrize("case", ["rbf", "rbf-eta0", "poly", "rbf-csr"])
+@pytest.mark.parametrize("case", ["rbf", "rbf-eta0", "poly", "rbf-csr", "rbf-lu"])
 def test_span_bound_equals_the_dense_formulas(data, monkeypatch, case, block):
     """Value and gradient to ~1e-10 of the dense reference; with 7-row blocks every blocked
-    loop (bordered inverse, diag P, symmetrisation, ∂K/∂θ) runs over many uneven blocks."""
+    loop (bordered inverse, diag P, symmetrisation, ∂K/∂θ) runs over many uneven blocks;
+    "rbf-lu": the Cholesky inverse refused, the LU fallback's SV block (a strided view) used."""
     monkeypatch.setattr(span_mod, "_BLOCK", block)
     X, y = data
     kernel, eta, A, B, theta = RBFKernel(), 0.1, 5.0, 0.0, np.array([1.0, 0.5])
@@ -80,9 +81,11 @@ def test_span_bound_equals_the_dense_formulas(data, monkeypatch, case, block):
         kernel, A, B, theta = PolynomialKernel(degree=3, coef0=1.0), 2.0, 0.5, np.array([-0.5, 0.8])
     elif case == "rbf-csr":
         X = sp.csr_matrix(np.where(np.abs(X) > 0.7, X, 0.0))
+    elif case == "rbf-lu":
+        monkeypatch.setattr(span_mod, "_bordered_inverse_blocks_spd", lambda A, overwrite: None)
     ev = SpanBound(X, y, kernel, eta=eta, A=A, B=B, tol=1e-12).evaluate(theta)
     value, grad, n_sv = dense_span_bound(X, y, theta, kernel, eta, A, B, tol=1e-12)
-    assert ev.info["n_sv"] == n_sv > 2 * block or block == 512
+    assert ev.info["n_sv"] == n_sv and (n_sv > 2 * block or block == 512)
     np.testing.assert_allclose(ev.value, value, rtol=1e-10)
     assert np.abs(ev.grad - grad).max() <= 1e-10 * np.abs(grad).max(), (ev.grad, grad)
 
