@@ -48,7 +48,7 @@ import numpy as np
 from scipy.special import expit
 
 from .._sparse import dots, issparse, sq_norms
-from ..kernels import LinearKernel, PolynomialKernel, RBFKernel
+from ..kernels import LinearKernel, PolynomialKernel, RBFKernel, _right
 from .base import Criterion
 from .radius_margin import RadiusMarginL2
 
@@ -78,56 +78,76 @@ def _rbf_log_sigma2_derivative(d2, kernel) -> np.ndarray:
     return E
 
 
-def _kernel_derivative_matrices(kernel, X, Z=None) -> list:
-    """[∂K(X, Z)/∂θ_k for every kernel parameter k], as explicit matrices.
+def _kernel_derivative_blocks(kernel, X, step: int | None = None):
+    """Yield (rows, [∂K(X[rows], X)/∂θ_k for every kernel parameter k]) over row blocks of X.
 
-    RBF: ∂K/∂ln σ² = K ∘ D² / (2σ²) (D² the squared distances); polynomial: ∂K/∂c =
-    d (⟨x, z⟩ + c)^(d−1); kernels without parameters (linear, precomputed): []. Any other kernel
-    raises NotImplementedError. Only for small blocks (the support vectors).
+    RBF: ∂K/∂ln σ² = K ∘ D² / (2σ²) (D² the squared distances, dense rows centred on their
+    mean first: translation invariant, fewer digits lost); polynomial: ∂K/∂c =
+    d (⟨x, z⟩ + c)^(d−1); kernels without parameters (linear, precomputed): nothing is yielded.
+    Any other kernel raises NotImplementedError. One block of ``step`` rows (default
+    ``_BLOCK``) at a time, so that a caller contracting with a weight matrix never holds an
+    n × n derivative matrix (the RBF block costs two block-sized arrays: D² and the result).
     """
-    Z = X if Z is None else Z
+    step = _BLOCK if step is None else step
     kind = type(kernel)
-    if issparse(X) or issparse(Z):        # CSR: not centred (see ``RBFKernel.block``)
-        if kind is RBFKernel:
-            d2 = dots(X, Z)
-            d2 *= -2.0
-            d2 += sq_norms(X)[:, None]
-            d2 += sq_norms(Z)[None, :]
-            np.maximum(d2, 0.0, out=d2)
-            return [_rbf_log_sigma2_derivative(d2, kernel)]
-        if kind is PolynomialKernel:
-            return [kernel.degree * (dots(X, Z) + kernel.coef0) ** (kernel.degree - 1)]
-    if kind is RBFKernel:
-        m = Z.mean(axis=0)                      # translation invariant: centre (fewer digits lost)
-        X, Z = X - m, Z - m
-        d2 = X @ Z.T
-        d2 *= -2.0
-        d2 += np.einsum("ij,ij->i", X, X)[:, None]
-        d2 += np.einsum("ij,ij->i", Z, Z)[None, :]
-        np.maximum(d2, 0.0, out=d2)
-        return [_rbf_log_sigma2_derivative(d2, kernel)]
-    if kind is PolynomialKernel:
-        return [kernel.degree * (X @ Z.T + kernel.coef0) ** (kernel.degree - 1)]
     if kind is LinearKernel or len(kernel.param_names) == 0:
-        return []
-    raise NotImplementedError(
-        f"the span-bound gradient needs the explicit matrix dK/dtheta, which is implemented for "
-        f"the rbf, poly and linear kernels only, not for kernel {kernel.name!r} "
-        f"({type(kernel).__name__})")
+        return
+    if kind not in (RBFKernel, PolynomialKernel):
+        raise NotImplementedError(
+            f"the span-bound gradient needs the explicit matrix dK/dtheta, which is implemented "
+            f"for the rbf, poly and linear kernels only, not for kernel {kernel.name!r} "
+            f"({type(kernel).__name__})")
+    if issparse(X):                       # CSR: not centred (see ``RBFKernel.block``)
+        Zr = _right(X)
+        sq = sq_norms(X) if kind is RBFKernel else None
+
+        def dot(rows):
+            return dots(X[rows], Zr)
+    else:
+        if kind is RBFKernel:
+            X = X - X.mean(axis=0)
+            sq = np.einsum("ij,ij->i", X, X)
+
+        def dot(rows):
+            return X[rows] @ X.T
+    for i0 in range(0, X.shape[0], step):
+        rows = slice(i0, min(i0 + step, X.shape[0]))
+        if kind is RBFKernel:
+            d2 = dot(rows)
+            d2 *= -2.0
+            d2 += sq[rows, None]
+            d2 += sq[None, :]
+            np.maximum(d2, 0.0, out=d2)
+            yield rows, [_rbf_log_sigma2_derivative(d2, kernel)]
+        else:
+            yield rows, [kernel.degree * (dot(rows) + kernel.coef0) ** (kernel.degree - 1)]
 
 
-#: Rows per block of the in-place n × n updates below (bounded temporaries).
-_BLOCK = 512
+def _kernel_derivative_contraction(kernel, X, W, step: int | None = None) -> np.ndarray:
+    """c_k = Σ_ij W_ij ∂K(x_i, x_j)/∂θ_k for every kernel parameter k — the kernel part of the
+    span-bound gradient — accumulated over row blocks of ∂K (``_kernel_derivative_blocks``):
+    memory W plus two blocks, instead of two more n × n arrays for ∂K and D²."""
+    c = np.zeros(len(kernel.param_names))
+    for rows, dKs in _kernel_derivative_blocks(kernel, X, step):
+        for k, dK in enumerate(dKs):
+            c[k] += float(np.vdot(W[rows], dK))
+    return c
+
+
+#: Rows per block of the in-place n × n updates below (bounded temporaries: a block of
+#: _BLOCK × n doubles is 1/4 of an n × n array at n = 1,000 SVs, 1/13 at n = 3,350).
+_BLOCK = 256
 
 
 def _symmetrize_from_upper(M) -> None:
-    """M[j, i] = M[i, j] for j > i, in place (the upper triangle LAPACK's dpotri fills), in
-    row blocks so that no n × n temporary is made."""
+    """M[j, i] = M[i, j] for j > i, in place (the upper triangle LAPACK's dpotri and BLAS's
+    dsyrk fill): column block by column block, the diagonal blocks row by row, so that no
+    temporary is made at all."""
     n = M.shape[0]
     for i0 in range(0, n, _BLOCK):
         i1 = min(i0 + _BLOCK, n)
-        blk = M[i0:i1, i0:i1]
-        blk[...] = np.triu(blk) + np.triu(blk, 1).T
+        for i in range(i0, i1 - 1):
+            M[i + 1:i1, i] = M[i, i + 1:i1]
         if i1 < n:
             M[i1:, i0:i1] = M[i0:i1, i1:].T
 
@@ -144,12 +164,42 @@ def _symmetrize(M) -> None:
             M[j0:j1, i0:i1] = avg.T
 
 
-def _bordered_inverse_spd(A, overwrite: bool = False) -> np.ndarray | None:
-    """[[A, 1], [1ᵀ, 0]]⁻¹ for a symmetric positive definite A by its Cholesky factor, or None
-    when A is not numerically positive definite. With u = A⁻¹1 and s = 1ᵀu (Schur complement
-    −s): the inverse is [[A⁻¹ − uuᵀ/s, u/s], [uᵀ/s, −1/s]] — about n³ flops against the 2n³ of
-    an LU inverse of the bordered matrix. The factorisation and A⁻¹ are made in place (in A's
-    memory when ``overwrite``), so the peak is two n × n arrays: A⁻¹ and the result."""
+def _diag_scaled_square(B, w) -> np.ndarray:
+    """diag(B diag(w) B) = (B ∘ B) w for a symmetric B (Σ_k B_ik w_k B_ki with B_ki = B_ik), in
+    row blocks: the diagonal of the span gradient's P without forming P."""
+    out = np.empty(B.shape[0])
+    for i0 in range(0, B.shape[0], _BLOCK):
+        blk = B[i0:i0 + _BLOCK]
+        out[i0:i0 + _BLOCK] = np.square(blk) @ w
+    return out
+
+
+def _scaled_square(B, w) -> np.ndarray:
+    """P = B diag(w) B for a symmetric B and w ≥ 0, as P = M Mᵀ with M = B diag(√w).
+
+    M is made in B's memory (B's content is lost) and P by one BLAS rank-k update (dsyrk: one
+    triangle, n³ flops against the 2n³ of a general product), then mirrored in place: one new
+    n × n array, where (B diag(w)) B makes two."""
+    from scipy.linalg.blas import dsyrk
+
+    B *= np.sqrt(w)                             # columns: M = B diag(√w)
+    # Mᵀ is the Fortran-ordered view of a C-ordered M, which BLAS takes without a copy;
+    # trans=1 gives (Mᵀ)ᵀ Mᵀ = M Mᵀ, its lower triangle filled (lower=1)
+    c = dsyrk(1.0, B.T, trans=1, lower=1)
+    P = c.T                                     # C-ordered, its upper triangle filled
+    _symmetrize_from_upper(P)
+    return P
+
+
+def _bordered_inverse_blocks_spd(A, overwrite: bool = False):
+    """The blocks (B, v, c) of [[A, 1], [1ᵀ, 0]]⁻¹ = [[B, v], [vᵀ, c]] for a symmetric positive
+    definite A, by its Cholesky factor, or None when A is not numerically positive definite.
+
+    With u = A⁻¹1 and s = 1ᵀu (Schur complement −s): B = A⁻¹ − uuᵀ/s, v = u/s, c = −1/s —
+    about n³ flops against the 2n³ of an LU inverse of the bordered matrix. The factorisation,
+    A⁻¹ and B are all made in place, in A's memory when ``overwrite`` (else in one copy): B is
+    returned C-ordered and no other n × n array is made, so that a caller that needs only the
+    n × n block (the span bound) holds one n × n array, not two."""
     from scipy.linalg import lapack
 
     n = A.shape[0]
@@ -165,26 +215,42 @@ def _bordered_inverse_spd(A, overwrite: bool = False) -> np.ndarray | None:
     if info != 0:
         return None
     _symmetrize_from_upper(Ainv)
+    if not Ainv.flags.c_contiguous:
+        Ainv = Ainv.T                               # the same matrix (exactly symmetric)
     u = Ainv.sum(axis=1)
     s = float(u.sum())
     if not np.isfinite(s) or s <= 0 or not np.all(np.isfinite(u)):
         return None
-    G = np.empty((n + 1, n + 1))
-    G[:n, :n] = Ainv
-    del Ainv
+    B = Ainv
     v = u / s
-    for i0 in range(0, n, _BLOCK):                  # G_SV ← A⁻¹ − u uᵀ/s, row block by block
+    for i0 in range(0, n, _BLOCK):                  # B ← A⁻¹ − u uᵀ/s, row block by block
         i1 = min(i0 + _BLOCK, n)
-        G[i0:i1, :n] -= np.outer(u[i0:i1], v)
-    if not np.all(np.isfinite(G[:n, :n])):
+        B[i0:i1] -= np.outer(u[i0:i1], v)
+        if not np.all(np.isfinite(B[i0:i1])):
+            return None
+    return B, v, -1.0 / s
+
+
+def _bordered_inverse_spd(A, overwrite: bool = False) -> np.ndarray | None:
+    """[[A, 1], [1ᵀ, 0]]⁻¹ for a symmetric positive definite A, assembled from the blocks of
+    ``_bordered_inverse_blocks_spd`` (None when A is not numerically positive definite). The
+    peak is two n × n arrays: the block B (in A's memory when ``overwrite``) and the result."""
+    blocks = _bordered_inverse_blocks_spd(A, overwrite)
+    if blocks is None:
         return None
+    B, v, c = blocks
+    n = B.shape[0]
+    G = np.empty((n + 1, n + 1))
+    G[:n, :n] = B
+    del blocks, B
     G[:n, n] = v
     G[n, :n] = v
-    G[n, n] = -1.0 / s
+    G[n, n] = c
     return G
 
 
-def span_squared(K_sv, alpha_sv=None, eta: float = 0.0, overwrite: bool = False):
+def span_squared(K_sv, alpha_sv=None, eta: float = 0.0, overwrite: bool = False,
+                 sv_block: bool = False):
     """Squared spans of the support vectors (Chapelle eq. 12 and its regularised form, §6.4).
 
     S_p² = 1/((M̃ + D)⁻¹)_pp − D_pp,  M̃ = [[K_SV, 1], [1ᵀ, 0]],  D = diag(η/α_1, …, η/α_n, 0).
@@ -196,7 +262,10 @@ def span_squared(K_sv, alpha_sv=None, eta: float = 0.0, overwrite: bool = False)
     The inverse is formed from the Cholesky factor of K_SV + D (positive definite for the
     L2-SVM's K̃ = K + I/C), falling back to an LU inverse of the bordered matrix. With
     ``overwrite`` K_sv's memory is used for the factorisation (its content is lost).
-    Returns (S², (M̃ + D)⁻¹, diag D[:n]).
+    Returns (S², (M̃ + D)⁻¹, diag D[:n]); with ``sv_block`` the second item is only the n × n
+    support-vector block of (M̃ + D)⁻¹ — all the span-bound gradient needs — which the
+    Cholesky path makes in place (in K_sv's memory with ``overwrite``) instead of copying it
+    into a new (n + 1)² array.
     """
     K_sv = np.asarray(K_sv, dtype=np.float64)
     n = K_sv.shape[0]
@@ -205,7 +274,12 @@ def span_squared(K_sv, alpha_sv=None, eta: float = 0.0, overwrite: bool = False)
     if eta > 0:
         d = eta / np.asarray(alpha_sv, dtype=np.float64)
         A[np.arange(n), np.arange(n)] += d
-    Ginv = _bordered_inverse_spd(A, overwrite=overwrite)
+    if sv_block:
+        blocks = _bordered_inverse_blocks_spd(A, overwrite=overwrite)
+        Ginv = None if blocks is None else blocks[0]
+        del blocks
+    else:
+        Ginv = _bordered_inverse_spd(A, overwrite=overwrite)
     if Ginv is None:
         if overwrite:
             raise np.linalg.LinAlgError("K~_SV + D is not positive definite; call span_squared "
@@ -215,6 +289,8 @@ def span_squared(K_sv, alpha_sv=None, eta: float = 0.0, overwrite: bool = False)
         G[:n, n] = 1.0
         G[n, :n] = 1.0
         Ginv = np.linalg.inv(G)
+        if sv_block:
+            Ginv = Ginv[:n, :n]
     with np.errstate(divide="ignore"):
         s2 = 1.0 / np.diag(Ginv)[:n] - d
     return s2, Ginv, d
@@ -232,7 +308,9 @@ class HyperplaneSolver:
 
         self.y = np.asarray(y_sv, dtype=np.float64)
         self.n = self.y.size
-        A = Kt_sv * self.y[:, None]                  # K̃^Y = Y K̃ Y without an outer product
+        # K̃^Y = Y K̃ Y without an outer product, made Fortran-ordered so that LAPACK factors it
+        # in place (a C-ordered one would be copied: three n × n arrays alive instead of two)
+        A = np.multiply(Kt_sv, self.y[:, None], order="F")
         A *= self.y[None, :]
         self._cho = self._lu = None
         try:
@@ -245,7 +323,7 @@ class HyperplaneSolver:
             if not (np.isfinite(self._s) and self._s > 0 and np.all(np.isfinite(self._a))):
                 raise np.linalg.LinAlgError("Schur complement not positive")
         except np.linalg.LinAlgError:
-            self._cho = None
+            self._cho = A = c = None                 # A, c: the failed factor, n × n
             import warnings
 
             with warnings.catch_warnings():
@@ -326,16 +404,20 @@ class _L2SVEstimate(Criterion):
     differentiable = False
 
     def _sv_problem(self, C, kernel):
-        """(solution, SV indices, K̃_SV, α_SV, b), α and b polished by ``polish_alpha_b``."""
+        """(solution, SV indices, K̃_SV, α_SV, b, system): α and b polished by
+        ``polish_alpha_b``; system the ``HyperplaneSolver`` of (K̃_SV, y_SV) for further §6.3
+        solves (None when it could not be built). The system holds an n_SV × n_SV factor: it is
+        returned, not kept on the criterion, so that it is freed with the evaluation (or as
+        soon as the caller drops it)."""
         sol = self.solve_svm(C, kernel)
         sv = sol.support
         Kt = self._kt_sv(C, kernel, sv)
         try:
-            self._system = HyperplaneSolver(Kt, self.y[sv])
+            system = HyperplaneSolver(Kt, self.y[sv])
         except np.linalg.LinAlgError:
-            self._system = None
-        a, b = polish_alpha_b(Kt, self.y[sv], sol.alpha[sv], sol.b, self._system)
-        return sol, sv, Kt, a, b
+            system = None
+        a, b = polish_alpha_b(Kt, self.y[sv], sol.alpha[sv], sol.b, system)
+        return sol, sv, Kt, a, b, system
 
     def _kt_sv(self, C, kernel, sv):
         """K̃_SV = K(X_SV, X_SV) + diag(1/C_i) over the support vectors ``sv``."""
@@ -369,7 +451,10 @@ class SpanBound(_L2SVEstimate):
       ∂T/∂θ = Σ_ij [P_ij − (u∘y)_i (α∘y)_j] ∂K̃_ij/∂θ.
     This is exact for the SV set at θ (it is locally constant for the L2-SVM except where a
     point crosses the margin). The kernel derivative matrices are formed explicitly over the
-    support vectors (RBF, polynomial, linear kernels).
+    support vectors (RBF, polynomial, linear kernels), a block of rows at a time.
+
+    Memory: at most two n_SV × n_SV arrays at once (plus row blocks): P is formed as M Mᵀ,
+    M = B diag(√w) (w ≥ 0), in the memory of B, itself made in the memory of K̃_SV.
     """
 
     name = "span"
@@ -392,18 +477,24 @@ class SpanBound(_L2SVEstimate):
         self.eta = eta
 
     def _compute(self, C, kernel, need_grad):
-        sol, sv, Kt, a, _ = self._sv_problem(C, kernel)
+        # Memory, in n_SV × n_SV arrays of doubles (traced peak of one evaluation: 2.1 at
+        # n_SV = 3,350, 2.4 at 1,000; it was 4.05): at most two are alive at once, plus row
+        # blocks of _BLOCK rows —
+        #   K̃_SV + the hyperplane factor (``_sv_problem``)
+        #   → B, the SV block of (M̃ + D)⁻¹, made in K̃_SV's memory, + the factor
+        #   → diag(P) from B in row blocks, u = H⁻¹(g, 0), the factor released: B alone
+        #   → P = M Mᵀ with M = B diag(√w) in B's memory: M + P, then P alone
+        #   → W = P − (u∘y)(α∘y)ᵀ in P's memory; Σ W ∘ ∂K̃/∂θ over row blocks of ∂K̃.
+        sol, sv, Kt, a, _, system = self._sv_problem(C, kernel)
         ysv = self.y[sv]
         n_sv, n = sv.size, self.y.size
-        # K̃_SV is not needed after this (the §6.3 solves use self._system's factor): factor it
-        # in place, and keep at most a few n_SV × n_SV arrays alive at once (Reuters: ~10 before)
-        keep_kt = self._system is None          # the §6.3 solves then need K̃_SV itself
+        keep_kt = system is None                # the §6.3 solves then need K̃_SV itself
         try:
-            s2, Ginv, d = span_squared(Kt, a, self.eta, overwrite=not keep_kt)
+            s2, Bsv, d = span_squared(Kt, a, self.eta, overwrite=not keep_kt, sv_block=True)
         except np.linalg.LinAlgError:           # not positive definite: LU on a fresh K̃_SV
-            s2, Ginv, d = span_squared(self._kt_sv(C, kernel, sv), a, self.eta)
+            s2, Bsv, d = span_squared(self._kt_sv(C, kernel, sv), a, self.eta, sv_block=True)
         if not keep_kt:
-            Kt = None
+            Kt = None                           # its memory now holds B
         z = a * s2 - 1.0
         psi = sigmoid(z, self.A, self.B)
         value = float(psi.sum()) + (n - n_sv) * float(sigmoid(-1.0, self.A, self.B))
@@ -413,17 +504,15 @@ class SpanBound(_L2SVEstimate):
         if not need_grad:
             return value, None, info
         dpsi = self.A * psi * (1.0 - psi)
-        Bsv = Ginv[:n_sv, :n_sv]
-        w = dpsi * a * (s2 + d) ** 2            # (S̃² + D_pp)² = 1/B_pp²
-        P = Bsv * w
-        P = P @ Bsv                             # B diag(w) B
-        del Bsv, Ginv
+        w = dpsi * a * (s2 + d) ** 2            # (S̃² + D_pp)² = 1/B_pp²; w ≥ 0
         g = dpsi * s2
-        if self.eta > 0:
-            g = g - self.eta * (np.diag(P) - dpsi * a) / a ** 2
-        u = alpha_b_adjoint(Kt, ysv, g, system=self._system)
-        W = P                                   # W = P − (u∘y)(α∘y)ᵀ, symmetrised, in place
-        uy, ay = u * ysv, a * ysv
+        if self.eta > 0:                        # diag P = (B ∘ B) w, without P
+            g = g - self.eta * (_diag_scaled_square(Bsv, w) - dpsi * a) / a ** 2
+        u = alpha_b_adjoint(Kt, ysv, g, system=system)
+        system = Kt = None                      # the last §6.3 solve: release the factor
+        W = _scaled_square(Bsv, w)              # P = B diag(w) B; Bsv's content is lost
+        del Bsv
+        uy, ay = u * ysv, a * ysv               # W = P − (u∘y)(α∘y)ᵀ, symmetrised, in place
         for i0 in range(0, n_sv, _BLOCK):
             W[i0:i0 + _BLOCK] -= np.outer(uy[i0:i0 + _BLOCK], ay)
         _symmetrize(W)
@@ -434,8 +523,7 @@ class SpanBound(_L2SVEstimate):
             # many parameters (ARD): Σ_ij W_ij ∂K_ij/∂θ_k by BLAS contractions, no d×n×n array
             grad[1:] = kernel.contract_matrix(Xsv, W)
         else:
-            for k, dK in enumerate(_kernel_derivative_matrices(kernel, Xsv)):
-                grad[1 + k] = float(np.vdot(W, dK))
+            grad[1:] = _kernel_derivative_contraction(kernel, Xsv, W)
         return value, grad, info
 
 
@@ -454,7 +542,7 @@ class SpanEstimate(_L2SVEstimate):
     source = "Chapelle et al. 2002 eq. 6-7, eq. 12"
 
     def _compute(self, C, kernel, need_grad):
-        sol, sv, Kt, a, _ = self._sv_problem(C, kernel)
+        sol, sv, Kt, a, _, _ = self._sv_problem(C, kernel)
         s2, _, _ = span_squared(Kt)
         value = float(np.count_nonzero(a * s2 > 1.0))
         info = self._info(sol, value)
@@ -494,7 +582,7 @@ class OpperWinther(_L2SVEstimate):
     source = "Chapelle et al. 2002 sec. 3.2.3 (Opper & Winther)"
 
     def _compute(self, C, kernel, need_grad):
-        sol, sv, Kt, a, _ = self._sv_problem(C, kernel)
+        sol, sv, Kt, a, _, _ = self._sv_problem(C, kernel)
         inv_diag = np.diag(np.linalg.inv(Kt))
         value = float(np.count_nonzero(a / inv_diag > 1.0))
         return value, None, self._info(sol, value)
