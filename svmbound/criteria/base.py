@@ -166,7 +166,9 @@ class Criterion:
         """(SVM solution at (C, kernel), ``radius()``), the radius QP running in a second thread
         while the SVM is solved: the two problems are independent and both solvers release the
         GIL (numba ``nogil``, BLAS), so on two cores an evaluation costs about the larger of the
-        two solves instead of their sum. The results do not depend on the threading.
+        two solves instead of their sum. The results do not depend on the threading. Each of
+        the two solves gets half of this thread's share of the kernel-row cache
+        (``solvers.qp.cache_share``), so that together they stay within it.
 
         The radius thread solves under a stop flag of this call (``solvers.interrupt``): a
         Ctrl-C while the SVM is solved, or while its result is awaited, stops the radius QP too
@@ -174,15 +176,19 @@ class Criterion:
         from concurrent.futures import ThreadPoolExecutor
 
         from ..solvers.interrupt import StopFlag, stop_scope
+        from ..solvers.qp import cache_share, cache_share_scope
+
+        half = cache_share() / 2.0    # the two solves share this thread's part of the cache
 
         def radius_in_scope():
-            with stop_scope(flag):
+            with stop_scope(flag), cache_share_scope(half):
                 return radius()
 
         with StopFlag() as flag, ThreadPoolExecutor(max_workers=1) as pool:
             future = pool.submit(radius_in_scope)
             try:
-                svm = self.solve_svm(C, kernel)
+                with cache_share_scope(half):
+                    svm = self.solve_svm(C, kernel)
                 return svm, future.result()
             except BaseException:
                 flag.set()
