@@ -68,3 +68,30 @@ def test_a_small_share_gives_the_same_solution():
         small = solve_svm_dual(X, y, RBFKernel(2.0), 10.0, loss="l1", tol=1e-6, cache_size=2.0)
     np.testing.assert_array_equal(full.alpha, small.alpha)
     assert full.b == small.b
+
+
+def test_the_radius_qp_beside_the_svm_solve_shares_the_cache():
+    """solve_svm_and_radius runs two solves at once: each gets half of the caller's share,
+    also in the radius QP's own thread (a thread-local share is not inherited)."""
+    from sklearn.datasets import make_classification
+
+    from svmbound.criteria import make_criterion
+    from svmbound.kernels import RBFKernel
+
+    X, y = make_classification(n_samples=60, n_features=4, random_state=0)
+    crit = make_criterion("rm-l2", X, np.where(y == 1, 1.0, -1.0), RBFKernel(2.0))
+    seen = {}
+    svm, radius = crit.solve_svm, crit.solve_radius
+
+    def spy_svm(*a, **k):
+        seen["svm"] = cache_share()
+        return svm(*a, **k)
+
+    def spy_radius(*a, **k):
+        seen["radius"] = cache_share()
+        return radius(*a, **k)
+
+    crit.solve_svm, crit.solve_radius = spy_svm, spy_radius
+    with cache_share_scope(0.5):
+        crit.evaluate([0.0, np.log(2.0)])
+    assert seen == {"svm": 0.25, "radius": 0.25}
