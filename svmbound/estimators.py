@@ -546,9 +546,9 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         bound's factorisations) are too small to gain from threads of their own — with two
         OpenBLAS threads per call a default fit on IDA german took 4.4 s instead of 0.75 s, on a
         5,000-row sample of ijcnn1 51 s instead of 10 s (2 cores, other jobs running)."""
-        from threadpoolctl import threadpool_limits
+        from ._blas import limit_blas
 
-        with threadpool_limits(limits=1, user_api="blas"):
+        with limit_blas(1):
             return self._fit(X, y, sample_weight)
 
     def _check_input(self, X, reset: bool):

@@ -130,13 +130,13 @@ def fit_multiclass(est, X, y_idx, classes, t0=None, sample_weight=None):
     if kept is not None:
         X, y_idx = X[kept], y_idx[kept]
     est._validate()
-    from threadpoolctl import threadpool_limits
+    from ._blas import limit_blas
 
     # The pair problems are small (two classes each) and the parallelism is over the pairs
     # (n_jobs threads): BLAS threads inside each small kernel product only contend for the
     # cores. Measured on digits (45 pairs of ~180 rows, 2 cores, other jobs running): one
     # summed span evaluation took 5–10 s with OpenBLAS on 2 threads and 0.09 s on 1.
-    with threadpool_limits(limits=1, user_api="blas"):
+    with limit_blas(1):
         if est.multiclass_theta == "per-pair":
             _fit_per_pair(est, X, y_idx, weights)
         else:

@@ -95,3 +95,34 @@ def test_the_radius_qp_beside_the_svm_solve_shares_the_cache():
     with cache_share_scope(0.5):
         crit.evaluate([0.0, np.log(2.0)])
     assert seen == {"svm": 0.25, "radius": 0.25}
+
+
+def test_threads_by_default_and_the_callers_backend_otherwise():
+    import threading
+    import time
+
+    import joblib
+
+    from svmbound._parallel import _threads_backend
+
+    def ident(_):
+        time.sleep(0.01)   # overlap: both workers take items
+        return threading.get_ident()
+
+    seen = set(parallel_map(ident, range(6), 2))
+    assert len(seen) == 2 and threading.get_ident() not in seen
+    assert _threads_backend()
+    with joblib.parallel_config(backend="threading"):
+        assert _threads_backend()
+    with joblib.parallel_config(backend="loky"):
+        assert not _threads_backend()
+
+
+def test_an_error_in_a_worker_reaches_the_caller():
+    def boom(x):
+        if x == 3:
+            raise ValueError("item 3")
+        return x
+
+    with pytest.raises(ValueError, match="item 3"):
+        parallel_map(boom, range(5), 2)

@@ -50,8 +50,6 @@ from .result import SearchResult
 
 __all__ = ["minimize_lbfgsb", "minimize_projected_gradient"]
 
-_CONTROLLER = None
-
 
 class _SingleThreadBlas:
     """BLAS limited to one thread inside SciPy's L-BFGS-B (its small dense products pay more
@@ -63,19 +61,10 @@ class _SingleThreadBlas:
         self.enabled = enabled
         self._limiter = None
 
-    @staticmethod
-    def _controller():
-        global _CONTROLLER
-        if _CONTROLLER is None:
-            try:
-                from threadpoolctl import ThreadpoolController
-                _CONTROLLER = ThreadpoolController()
-            except Exception:  # pragma: no cover - threadpoolctl comes with scikit-learn
-                _CONTROLLER = False
-        return _CONTROLLER
-
     def single(self):
-        c = self._controller() if self.enabled else False
+        from .._blas import controller
+
+        c = controller() if self.enabled else False
         if c:
             self._limiter = c.limit(limits=1, user_api="blas")
 
