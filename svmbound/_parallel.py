@@ -3,10 +3,12 @@
 Every parallel call of svmbound (the bound searches of the default strategy, the CV folds, the
 one-vs-one pairs) goes through :func:`parallel_map`, so that three things hold everywhere:
 
-* **threads by default** (``prefer="threads"``): the numba SMO and BLAS release the GIL, and the
-  workers share the data without copies. A joblib backend chosen by the caller
-  (``joblib.parallel_config(backend="dask")``, ``parallel_backend("loky")``) takes precedence,
-  as joblib's ``prefer`` is only a hint.
+* **threads by default**: the numba SMO and BLAS release the GIL, and the workers share the
+  data without copies. When joblib would use threads (no other backend chosen) the work runs on
+  a ``ThreadPoolExecutor`` made for the call (joblib's threading backend costs ~12 ms a call);
+  a joblib backend chosen by the caller (``joblib.parallel_config(backend="dask")``,
+  ``parallel_backend("loky")``) runs it through ``joblib.Parallel(prefer="threads")``, where
+  that backend takes precedence, as joblib's ``prefer`` is only a hint.
 * **one cache budget**: each of the k concurrent workers solves with 1/k of the share of the
   kernel-row cache its caller had (``solvers.qp.cache_share``), so ``cache_size`` bounds the
   cache memory of all the solves running at once, nested calls included.
@@ -23,9 +25,9 @@ on a copy of the objects it uses (pickled by cloudpickle), so whatever it change
 lost: warm starts, training counters, convergence notes. So no work function changes state it
 was given: it returns that state with its result and the caller applies it (the CV fold returns
 its solution, a pair criterion its ``warm_state()``). Threads and processes then give the same
-bits, and the same as ``n_jobs=1``, as long as the cache share (last paragraph) keeps the kernel
-rows in float64 (``solvers.qp.cache_buffer``). Warnings raised in another process stay there
-(the dask worker's log); what they report is in the results too (``info['converged']``,
+bits, and the same as ``n_jobs=1`` (the cache share only changes how many kernel rows are
+kept, not their type: ``solvers.qp.cache_buffer``). Warnings raised in another process stay
+there (the dask worker's log); what they report is in the results too (``info['converged']``,
 ``search_.problems``).
 
 A worker in another process also gets the caller's BLAS thread count (threadpoolctl; the fit
@@ -47,6 +49,7 @@ from functools import partial
 
 __all__ = ["parallel_map"]
 
+
 def _process() -> tuple:
     """(host name, process id): which process runs the code, on a cluster too."""
     import socket
@@ -56,12 +59,13 @@ def _process() -> tuple:
 
 def _call_in_context(fn, share, caller, blas_threads, x):
     """``fn(x)`` with the kernel-row cache share ``share`` (thread-local) and, in a process
-    other than the ``caller`` (``_process()``), BLAS limited to the caller's ``blas_threads``.
-    Module-level, so that it pickles by reference (only ``fn`` needs cloudpickle)."""
+    other than the ``caller`` (``_process()``; None: a thread of the caller's), BLAS limited to
+    the caller's ``blas_threads``. Module-level, so that it pickles by reference (only ``fn``
+    needs cloudpickle)."""
     from ._blas import limit_blas
     from .solvers.qp import cache_share_scope
 
-    here = _process() == caller
+    here = caller is None or _process() == caller
     with cache_share_scope(share), limit_blas(None if here else blas_threads):
         return fn(x)
 
@@ -93,16 +97,17 @@ def parallel_map(fn, items, n_jobs) -> list:
     try:
         if workers == 1:   # here, in this thread: joblib's dask backend would send n_jobs=1 away
             return [fn(x) for x in items]
-        call = partial(_call_in_context, fn, cache_share() / workers, _process(),
-                       blas_threads())
+        share = cache_share() / workers
         if _threads_backend():
             # joblib's own threading backend costs ~12 ms a call in set-up and dispatch (a
             # thread pool per Parallel call), a fresh ThreadPoolExecutor ~0.5 ms: on a 100-row
             # problem, whose whole tuning takes ~50 ms, that was half the time with n_jobs=2
             from concurrent.futures import ThreadPoolExecutor
 
+            call = partial(_call_in_context, fn, share, None, None)
             with ThreadPoolExecutor(max_workers=workers) as pool:
                 return list(pool.map(call, items))
+        call = partial(_call_in_context, fn, share, _process(), blas_threads())
         return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(call)(x) for x in items)
     except KeyboardInterrupt:
         request_stop()

@@ -217,23 +217,18 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     kw = {} if cache_size is None else {"cache_size": cache_size}
     split = tuning_rows(y_pm, subsample, random_state)
     if split is None:
-        Xs, ys, ws = X, y_pm, weights
-        val_data, val_kw = (X, y_pm, weights), {"n_folds": _n_folds(y_pm, n_folds)}
+        Xs, ys, ws = Xv, yv, wv = X, y_pm, weights
+        val_kw = {"n_folds": _n_folds(y_pm, n_folds)}
     else:
         S, V = split
-        SV = np.concatenate([S, V])
-        Xs, ys = X[S], np.asarray(y_pm)[S]
-        ws = None if weights is None else np.asarray(weights)[S]
-        val_data = (X[SV], np.asarray(y_pm)[SV],
-                    None if weights is None else np.asarray(weights)[SV])
-        val_kw = {"folds": [(np.arange(S.size), np.arange(S.size, SV.size))]}
-    if ws is not None:
-        kw["weights"] = ws
+        Xs, ys, ws = _take_rows(X, y_pm, weights, S)
+        Xv, yv, wv = _take_rows(X, y_pm, weights, np.concatenate([S, V]))
+        val_kw = {"folds": [(np.arange(S.size), np.arange(S.size, S.size + V.size))]}
 
     def search(name):
         crit_loss = loss if loss in criterion_class(name).losses() else None
         crit = make(name, Xs, ys, kernel, loss=crit_loss, random_state=random_state, tol=tol,
-                    **kw)
+                    weights=ws, **kw)
         if wrap is not None:
             crit = wrap(crit, name)
         if minimize is None:
@@ -259,13 +254,9 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         path.extend(dict(e, stage=name) for e in res.path)
 
     cands = candidate_points(x0, minima, lower, upper, steps, start_steps)
-    Xv, yv, wv = val_data
-    cv_kw = {k: v for k, v in kw.items() if k != "weights"}
-    if wv is not None:
-        cv_kw["weights"] = wv
     cv = make("cv-error", Xv, yv, kernel, loss=loss,
               random_state=0 if random_state is None else random_state, tol=cv_tol,
-              n_jobs=n_jobs, **val_kw, **cv_kw)
+              n_jobs=n_jobs, weights=wv, **val_kw, **kw)
     if wrap is not None:
         cv = wrap(cv, "cv-error")
     records = []
@@ -297,6 +288,11 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         path=path, candidates=records, stages=stages, chosen=chosen["source"],
         n_folds=cv.n_folds, subsample=sub)
     return result, n_trainings
+
+
+def _take_rows(X, y, weights, rows) -> tuple:
+    """(X, y, weights) restricted to ``rows`` (weights None stays None)."""
+    return X[rows], np.asarray(y)[rows], None if weights is None else np.asarray(weights)[rows]
 
 
 def _cv_key(record) -> tuple:
