@@ -50,7 +50,36 @@ class Evaluation:
     info: dict = field(default_factory=dict)
 
 
-class Criterion:
+class Objective:
+    """``fun``/``grad``/``__call__`` of an object with ``evaluate(theta, need_grad)``,
+    ``differentiable``, ``name`` and ``_last`` (the last Evaluation): the face the searches
+    see, shared by the criteria and by the search log's wrapper of one
+    (``search.log.LoggedCriterion``). ``grad`` at the point just evaluated with a gradient
+    reuses that evaluation (a search asks for f then ∇f at the same θ)."""
+
+    def __call__(self, theta) -> float:
+        return self.fun(theta)
+
+    def fun(self, theta) -> float:
+        return self.evaluate(theta, need_grad=self.differentiable).value
+
+    def grad(self, theta) -> np.ndarray:
+        """Gradient at θ, reusing the evaluation just made there."""
+        if not self.differentiable:
+            raise ValueError(f"criterion {self.name!r} is not differentiable; use the grid or "
+                             "annealing search")
+        self._count_grad_call()
+        last = self._last
+        theta = np.asarray(theta, dtype=np.float64).ravel()
+        if last is None or last.grad is None or not np.array_equal(last.theta, theta):
+            last = self.evaluate(theta, need_grad=True)
+        return last.grad
+
+    def _count_grad_call(self) -> None:
+        """Hook called by every ``grad`` call (the search log's wrapper counts them)."""
+
+
+class Criterion(Objective):
     """Base class. Subclasses set ``name``, ``loss``, ``differentiable``, ``formula``,
     ``source`` and implement ``_compute(C, kernel, need_grad) -> (value, grad, info)``."""
 
@@ -260,22 +289,6 @@ class Criterion:
                         info=info)
         self._last = ev
         return ev
-
-    def __call__(self, theta) -> float:
-        return self.fun(theta)
-
-    def fun(self, theta) -> float:
-        return self.evaluate(theta, need_grad=self.differentiable).value
-
-    def grad(self, theta) -> np.ndarray:
-        """Gradient at θ, reusing the evaluation just made there."""
-        if not self.differentiable:
-            raise ValueError(f"criterion {self.name!r} is not differentiable; use the grid or "
-                             "annealing search")
-        last = self._last
-        if last is None or last.grad is None or not np.array_equal(last.theta, np.asarray(theta, float)):
-            last = self.evaluate(theta, need_grad=True)
-        return last.grad
 
     @property
     def last(self) -> Evaluation | None:

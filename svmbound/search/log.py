@@ -56,7 +56,7 @@ import warnings
 
 import numpy as np
 
-from ..criteria.base import Evaluation
+from ..criteria.base import Evaluation, Objective
 from .result import SearchResult
 
 __all__ = ["SearchLog", "LoggedCriterion", "RunControl", "LogMismatch", "data_fingerprint",
@@ -294,7 +294,7 @@ class SearchLog:
         return False
 
 
-class LoggedCriterion:
+class LoggedCriterion(Objective):
     """A criterion whose evaluations are recorded, logged to a :class:`SearchLog` and, on a
     resumed run, answered from it (module docstring). Use it wherever the criterion goes
     (``fun``/``grad`` for the gradient searches, ``evaluate`` for the grid,
@@ -369,23 +369,8 @@ class LoggedCriterion:
             self._on_evaluation(ev, entry is not None)
         return ev
 
-    def __call__(self, theta) -> float:
-        return self.fun(theta)
-
-    def fun(self, theta) -> float:
-        return self.evaluate(theta, need_grad=self.differentiable).value
-
-    def grad(self, theta) -> np.ndarray:
-        """Gradient at θ, from the evaluation just made there (as ``Criterion.grad``)."""
-        if not self.differentiable:
-            raise ValueError(f"criterion {self.name!r} is not differentiable; use the grid or "
-                             "annealing search")
+    def _count_grad_call(self) -> None:
         self.n_grad_calls += 1
-        last = self._last
-        theta = np.asarray(theta, dtype=np.float64).ravel()
-        if last is None or last.grad is None or not np.array_equal(last.theta, theta):
-            last = self.evaluate(theta, need_grad=True)
-        return last.grad
 
     def partial_result(self, message: str = "interrupted") -> SearchResult:
         """The search so far as a :class:`SearchResult` (see :func:`partial_result`)."""
