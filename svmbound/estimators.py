@@ -24,7 +24,7 @@ from ._validation import (check_binary_y, check_class_y, check_degree, check_X, 
                           warn_if_degenerate)
 from .criteria import criterion_class
 from .exceptions import SearchWarning
-from .kernels import KERNELS, make_kernel
+from .kernels import KERNELS, make_kernel, with_gamma
 from .checks import ModelWarning, is_severe, model_problems
 from .solvers import DEFAULT_CACHE_MB, solve_svm_dual, warm_start_alpha
 
@@ -668,9 +668,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         kernel = kernel0.with_theta(theta[1:]) if theta.size > 1 else kernel0
         self.best_theta_ = theta
         self.best_value_ = float(result.fun)
-        self.best_params_ = {"C": C, **kernel.get_params()}
-        if "sigma2" in self.best_params_ and "degree" not in self.best_params_:  # RBF, ARD RBF
-            self.best_params_["gamma"] = 1.0 / (2.0 * self.best_params_["sigma2"])
+        self.best_params_ = with_gamma({"C": C, **kernel.get_params()})
         self.kernel_ = kernel
         self._set_model(X, y_pm, final, kept)
         self.fit_time_ = time.perf_counter() - t0

@@ -323,6 +323,28 @@ class PolynomialKernel(Kernel):
 KERNELS = {"rbf": RBFKernel, "linear": LinearKernel, "poly": PolynomialKernel}
 
 
+def is_rbf_params(params) -> bool:
+    """Whether kernel parameters ``params`` (``get_params()``, possibly with C) are those of an
+    RBF-type kernel, isotropic or ARD (a σ² and no degree; the scaled polynomial kernel has
+    both)."""
+    return "sigma2" in params and "degree" not in params
+
+
+def rbf_gamma(params):
+    """gamma = 1/(2σ²), scikit-learn's name for the width, of an RBF-type kernel's parameters
+    (``is_rbf_params``; an array for ARD); None for other kernels."""
+    return 1.0 / (2.0 * params["sigma2"]) if is_rbf_params(params) else None
+
+
+def with_gamma(params: dict) -> dict:
+    """``params`` with ``rbf_gamma`` added as "gamma" where there is one; changed in place
+    and returned."""
+    gamma = rbf_gamma(params)
+    if gamma is not None:
+        params["gamma"] = gamma
+    return params
+
+
 def check_kernel(kernel, name: str = "kernel") -> Kernel:
     """``kernel`` if it is a ``Kernel`` object, else a ValueError saying what is expected (a
     name such as 'rbf' is what the estimators take; the solvers and criteria take objects)."""

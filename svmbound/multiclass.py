@@ -56,7 +56,7 @@ import numpy as np
 
 from .checks import ModelWarning, is_severe, model_problems
 from .criteria.pairs import _parallel, pairwise_criterion
-from .kernels import Kernel, _row_blocks
+from .kernels import Kernel, _row_blocks, with_gamma
 from .ovo import class_pairs, ovr_decision, pair_subsets, vote
 from .solvers import solve_svm_dual, warm_start_alpha
 
@@ -253,9 +253,7 @@ def _fit_shared(est, X, y_idx, t0, weights=None):
     kernel = models[0].kernel
     est.best_theta_ = theta
     est.best_value_ = float(result.fun)
-    est.best_params_ = {"C": float(np.exp(theta[0])), **kernel.get_params()}
-    if "sigma2" in est.best_params_ and "degree" not in est.best_params_:
-        est.best_params_["gamma"] = 1.0 / (2.0 * est.best_params_["sigma2"])
+    est.best_params_ = with_gamma({"C": float(np.exp(theta[0])), **kernel.get_params()})
 
 
 def _final_shared(est, X, y_idx, subsets, kernel0, theta, prevs, pair_rates, weights=None):

@@ -96,8 +96,9 @@ def auto_box_and_start(param_names, X, kernel, bounds=None, start=None):
 def _is_rbf(kernel) -> bool:
     """RBF-type kernels (σ² a length scale of X): isotropic RBF and ARD RBF, not the scaled
     polynomial kernel."""
-    params = kernel.get_params()
-    return "sigma2" in params and "degree" not in params
+    from .kernels import is_rbf_params
+
+    return is_rbf_params(kernel.get_params())
 
 
 #: Gradient tolerance of the bound searches, relative to |f(θ₀)|: they only have to find the

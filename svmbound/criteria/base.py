@@ -27,7 +27,7 @@ import numpy as np
 from .._validation import check_pm1, check_X
 from .._weights import check_weights
 from ..exceptions import ConvergenceWarning
-from ..kernels import Kernel, check_kernel
+from ..kernels import Kernel, check_kernel, rbf_gamma
 from ..solvers import (DEFAULT_CACHE_MB, DualSolution, RadiusSolution, solve_radius,
                        solve_svm_dual, warm_start_alpha)
 from ..solvers.qp import check_tol
@@ -282,8 +282,9 @@ class Criterion(Objective):
                           f"{'; '.join(self._unconverged[:3])} (tol {self.tol:g}); the value "
                           "may be inaccurate (raise the solver's max_iter or loosen tol)",
                           ConvergenceWarning, stacklevel=2)
-        if "sigma2" in info["kernel"] and "degree" not in info["kernel"]:  # RBF, ARD RBF
-            info["gamma"] = 1.0 / (2.0 * info["kernel"]["sigma2"])
+        gamma = rbf_gamma(info["kernel"])
+        if gamma is not None:
+            info["gamma"] = gamma
         ev = Evaluation(theta=np.array(theta, dtype=np.float64), value=float(value),
                         grad=None if grad is None else np.asarray(grad, dtype=np.float64),
                         info=info)

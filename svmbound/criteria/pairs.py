@@ -36,12 +36,13 @@ import time
 
 import numpy as np
 
+from .._parallel import parallel_map as _parallel
 from .._validation import check_X
+from ..kernels import rbf_gamma
 from ..ovo import class_pairs, pair_subsets, vote
 from ..solvers import DEFAULT_CACHE_MB, decision_function, solve_svm_dual, warm_start_alpha
 from ..solvers.svm import check_loss
 from .base import Criterion, Evaluation
-from .._parallel import parallel_map as _parallel
 
 __all__ = ["PairwiseSum", "OvOCrossValidationError", "pairwise_criterion"]
 
@@ -179,8 +180,9 @@ class PairwiseSum(Criterion):
         if all(r is not None for r in rates):
             info["rate"] = value / self.n_samples
         info.update(C=C, kernel=kernel.get_params(), time_s=time.perf_counter() - t0)
-        if "sigma2" in info["kernel"] and "degree" not in info["kernel"]:
-            info["gamma"] = 1.0 / (2.0 * info["kernel"]["sigma2"])
+        gamma = rbf_gamma(info["kernel"])
+        if gamma is not None:
+            info["gamma"] = gamma
         ev = Evaluation(theta=theta, value=float(value), grad=grad, info=info)
         self._last = ev
         return ev

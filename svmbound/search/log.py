@@ -57,6 +57,7 @@ import warnings
 import numpy as np
 
 from ..criteria.base import Evaluation, Objective
+from ..kernels import with_gamma
 from .result import SearchResult
 
 __all__ = ["SearchLog", "LoggedCriterion", "RunControl", "LogMismatch", "data_fingerprint",
@@ -402,9 +403,7 @@ def partial_result(evaluations, *, message: str = "interrupted", split_theta=Non
         x, fun, jac = ev.theta.copy(), float(ev.value), ev.grad
         if split_theta is not None:
             C, kernel = split_theta(ev.theta)
-            params = {"C": C, **kernel.get_params()}
-            if "sigma2" in params and "degree" not in params:
-                params["gamma"] = 1.0 / (2.0 * np.asarray(params["sigma2"]))
+            params = with_gamma({"C": C, **kernel.get_params()})
     return SearchResult(x=x, fun=fun, jac=jac, nfev=len(evaluations), njev=int(njev), nit=0,
                         message=message, success=False, status=INTERRUPTED, path=path,
                         interrupted=True, params=params, criterion=criterion)
