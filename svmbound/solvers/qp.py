@@ -93,10 +93,9 @@ def cache_buffer(n: int, cache_mb) -> np.ndarray:
     so that the values a solve sees (and its result) do not depend on how many solves run at
     once: a smaller share only means rows evicted and recomputed. Allocated with ``np.empty``:
     memory is only touched as rows are filled."""
-    n_cache_rows(n, cache_mb, 8)   # validates cache_mb
+    itemsize = 8 if n_cache_rows(n, cache_mb, 8) >= n else 4   # (validates cache_mb)
     if isinstance(cache_mb, str):
         cache_mb = auto_cache_mb()
-    itemsize = 8 if n_cache_rows(n, cache_mb, 8) >= n else 4
     rows = n_cache_rows(n, float(cache_mb) * cache_share(), itemsize)
     return np.empty((rows, n), dtype=np.float64 if itemsize == 8 else np.float32)
 
