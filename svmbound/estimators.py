@@ -621,22 +621,16 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                                                    weights)
         if is_severe(problems) and self._uses_auto():
             # the next candidates by CV error, until one gives a usable model
-            from .strategy import _cv_key
+            from .strategy import next_usable_candidate
 
-            order = sorted(range(len(result.candidates)),
-                           key=lambda i: _cv_key(result.candidates[i]))
-            for i in order[1:]:
-                t, f_sol, p = self._final_model(X, y_pm, kernel0,
-                                                np.asarray(result.candidates[i]["x"]), None, None,
-                                                weights)
-                n_search += 1
-                if not is_severe(p):
-                    result.message += (f"; the chosen model was unusable ({'; '.join(problems)}),"
-                                       f" took the {result.candidates[i]['source']} instead")
-                    result.chosen = result.candidates[i]["source"]
-                    result.x, result.fun = t, result.candidates[i]["cv_rate"]
-                    theta, final, problems = t, f_sol, p
-                    break
+            def train(t):
+                out = self._final_model(X, y_pm, kernel0, t, None, None, weights)
+                return out[0], out, out[2]
+
+            taken, tried = next_usable_candidate(result, problems, train)
+            n_search += tried
+            if taken is not None:
+                theta, final, problems = taken
         result.problems = problems
         result.fallback = None
         if is_severe(problems) and not self._uses_auto() and not degenerate:

@@ -225,22 +225,18 @@ def _fit_shared(est, X, y_idx, t0, weights=None):
                                                            theta, prevs, pair_rates, weights)
     n_pairs = len(subsets)
     if is_severe(problems + pair_problems) and est._uses_auto():
-        from .strategy import _cv_key
+        from .strategy import next_usable_candidate
 
         chosen = (models, est.c_projected_)
-        order = sorted(range(len(result.candidates)), key=lambda i: _cv_key(result.candidates[i]))
-        for i in order[1:]:
-            cand = np.asarray(result.candidates[i]["x"], dtype=float)
-            t, m, p, pp = _final_shared(est, X, y_idx, subsets, kernel0, cand, None, None,
-                                        weights)
-            n_search += n_pairs
-            if not is_severe(p + pp):
-                result.message += (f"; the chosen model was unusable ({'; '.join(problems)}), "
-                                   f"took the {result.candidates[i]['source']} instead")
-                result.chosen = result.candidates[i]["source"]
-                result.x, result.fun = t, result.candidates[i]["cv_rate"]
-                theta, models, problems, pair_problems = t, m, p, pp
-                break
+
+        def train(t):
+            out = _final_shared(est, X, y_idx, subsets, kernel0, t, None, None, weights)
+            return out[0], out, out[2] + out[3]
+
+        taken, tried = next_usable_candidate(result, problems, train)
+        n_search += tried * n_pairs
+        if taken is not None:
+            theta, models, problems, pair_problems = taken
         else:   # no usable candidate: keep the chosen model (and warn)
             _set_model(est, X, y_idx, chosen[0], chosen[0][0].kernel)
             est.c_projected_ = chosen[1]

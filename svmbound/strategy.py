@@ -291,6 +291,27 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     return result, n_trainings
 
 
+def next_usable_candidate(result, problems, train):
+    """After the chosen candidate's model proved unusable (``problems``, severe): the other
+    candidates of ``result`` in the order of the pick (``_cv_key``) are trained with
+    ``train(θ) -> (θ used, outcome, problems)`` until one's problems are not severe; that one
+    becomes ``result``'s choice (``chosen``, ``x``, ``fun``, and the message says why).
+    Returns (its outcome or None, the number of candidates trained)."""
+    from .checks import is_severe
+
+    order = sorted(range(len(result.candidates)), key=lambda i: _cv_key(result.candidates[i]))
+    for tried, i in enumerate(order[1:], start=1):
+        cand = result.candidates[i]
+        theta, outcome, cand_problems = train(np.asarray(cand["x"], dtype=float))
+        if not is_severe(cand_problems):
+            result.message += (f"; the chosen model was unusable ({'; '.join(problems)}), "
+                               f"took the {cand['source']} instead")
+            result.chosen = cand["source"]
+            result.x, result.fun = theta, cand["cv_rate"]
+            return outcome, tried
+    return None, len(order) - 1
+
+
 def _take_rows(X, y, weights, rows) -> tuple:
     """(X, y, weights) restricted to ``rows`` (weights None stays None)."""
     return X[rows], np.asarray(y)[rows], None if weights is None else np.asarray(weights)[rows]

@@ -126,3 +126,35 @@ def test_default_strategy_warns_when_every_candidate_is_degenerate(imbalanced):
     msgs = [str(w.message) for w in rec if issubclass(w.category, ModelWarning)]
     assert any("predicts one class" in m for m in msgs)
     assert any("one class" in p for p in clf.search_.problems)
+
+
+def test_next_usable_candidate_takes_the_next_by_cv_order():
+    """After an unusable pick, the candidates are tried in the pick's order (errors, then
+    hinge) and the first usable one becomes the choice; with none usable, nothing changes."""
+    from svmbound.checks import SEVERE
+    from svmbound.search.result import SearchResult
+    from svmbound.strategy import next_usable_candidate
+
+    def result():
+        cands = [{"source": s, "x": [float(i), 0.0], "cv_errors": e, "cv_hinge": h,
+                  "cv_rate": e / 100} for i, (s, e, h) in
+                 enumerate([("b", 5, 0.2), ("a", 3, 0.1), ("c", 5, 0.1), ("d", 9, 0.0)])]
+        return SearchResult(x=np.array([1.0, 0.0]), fun=0.03, candidates=cands, chosen="a",
+                            message="chose a")
+
+    bad = [f"the model {next(iter(SEVERE))}"]
+    tried = []
+
+    def train(theta):   # "c" (5 errors, hinge 0.1, 2nd in order) is unusable, "b" is fine
+        tried.append(theta[0])
+        return theta + 0.5, ("model", theta[0]), bad if theta[0] == 2.0 else []
+
+    res = result()
+    outcome, n = next_usable_candidate(res, bad, train)
+    assert tried == [2.0, 0.0] and n == 2
+    assert outcome == ("model", 0.0) and res.chosen == "b" and res.fun == 0.05
+    np.testing.assert_array_equal(res.x, [0.5, 0.5])
+    assert "took the b instead" in res.message
+    res = result()
+    outcome, n = next_usable_candidate(res, bad, lambda t: (t, None, bad))
+    assert outcome is None and n == 3 and res.chosen == "a" and res.message == "chose a"
