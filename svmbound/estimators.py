@@ -463,22 +463,26 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         result = self._minimize(crit.fun, crit.grad, x0, lower, upper, callback)
         return result, np.asarray(result.x, dtype=float).copy()
 
-    def _minimize(self, fun, grad, x0, lower, upper, callback, gtol=None):
+    def _minimize(self, fun, grad, x0, lower, upper, callback, gtol=None, max_fev=None):
         """One gradient search (bfgs, lbfgsb or projected-gradient) of ``fun``, stopping when
-        the projected gradient is below ``gtol`` (default ``self.gtol``) times |f(x0)|."""
+        the projected gradient is below ``gtol`` (default ``self.gtol``) times |f(x0)|, or
+        (bfgs, lbfgsb) after ``max_fev`` evaluations of ``fun`` (None: no budget)."""
         from .search import minimize_lbfgsb, minimize_projected_bfgs, minimize_projected_gradient
 
         max_iter = int(self.max_iter)
         gtol_rel = self.gtol if gtol is None else gtol
         if self.search == "bfgs":
             return minimize_projected_bfgs(fun, grad, x0, lower, upper, max_iter=max_iter,
-                                           gtol_rel=gtol_rel, callback=callback)
+                                           gtol_rel=gtol_rel, max_fev=max_fev,
+                                           callback=callback)
         # gtol relative to |f(start)| as for BFGS (the start is evaluated again by the
         # search; the criterion answers the gradient from this evaluation).
         gtol_abs = gtol_rel * max(abs(fun(x0)), np.finfo(float).tiny)
-        minimize = minimize_lbfgsb if self.search == "lbfgsb" else minimize_projected_gradient
-        return minimize(fun, grad, x0, lower, upper, max_iter=max_iter, gtol=gtol_abs,
-                        callback=callback)
+        if self.search == "lbfgsb":
+            return minimize_lbfgsb(fun, grad, x0, lower, upper, max_iter=max_iter, gtol=gtol_abs,
+                                   max_fun=max_fev, callback=callback)
+        return minimize_projected_gradient(fun, grad, x0, lower, upper, max_iter=max_iter,
+                                           gtol=gtol_abs, callback=callback)
 
     def _run_auto(self, X, y, kernel, lower, upper, x0, callback, run=None, weights=None,
                   criterion_factory=None):

@@ -107,6 +107,15 @@ def _is_rbf(kernel) -> bool:
 #: german 12 → 5, heart 13 → 5, ringnorm 17 → 8) and moves the minima only along the flat
 #: valleys of the bounds (ln C 9.5 → 3.3 on ringnorm at the same bound value to 1.3 %).
 STAGE_GTOL = 1e-2
+#: Budget of criterion evaluations of each bound search (None: none). The searches only have to
+#: find the region (CV picks among the minima and their neighbours); most stop on ``STAGE_GTOL``
+#: within 8 evaluations, and those that do not creep along a flat valley of a bound whose value
+#: jumps as support vectors come and go (IDA image split 2: the span search took 21 evaluations,
+#: 66.8 → 63.5 after the 5th). Measured on the 88 public cases of ``benchmarks/vs_peers.py``
+#: without the six largest (test error − GridSearchCV's, mean over the cases, L2 / L1): no
+#: budget −0.148 / −0.152 points, 10: −0.143 / −0.150, 8: −0.143 / −0.141, 6: −0.141 / −0.039,
+#: 5: −0.157 / −0.031 — 8 keeps the accuracy and cuts the long searches (BENCHMARKS.md).
+STAGE_MAX_FEV = 8
 #: Steps (Δ ln C, Δ ln σ²) from each bound's minimum that are candidates too: the bounds' known
 #: bias is towards too small a C (Chung §4.3, Table 4.1; ijcnn1 in issue 12).
 NEIGHBOUR_STEPS = ((2.0, 0.0),)
@@ -178,18 +187,20 @@ def _distinct(points, taken=()) -> list:
     return out
 
 
-def candidate_points(x0, minima, lower, upper, steps=None, start_steps=None):
-    """[(source, θ)]: each bound's minimum followed by it moved by each of ``steps``
-    (Δ ln C, Δ ln σ²), then θ₀ and θ₀ moved by each of ``start_steps`` (all clipped to the
-    box); duplicates (to 1e-9) dropped. Points of one kernel come one after the other, so the
-    CV's warm start between them is a step in C alone (no kernel value)."""
+def candidate_chains(x0, minima, lower, upper, steps=None, start_steps=None) -> list:
+    """The candidates, as chains validated one after the other: for each bound's minimum
+    [(source, θ)] the minimum followed by it moved by each of ``steps`` (Δ ln C, Δ ln σ²),
+    without the points of the last chain; last, θ₀ and θ₀ moved by each of ``start_steps``
+    (all clipped to the box; duplicates to 1e-9 dropped within a chain). Points of one chain
+    share a kernel, so the CV's warm start along a chain is a step in C alone (no kernel
+    value); a point two minima share (a box corner) is validated in both chains and counted
+    once (``tune_auto``)."""
     steps = NEIGHBOUR_STEPS if steps is None else steps
     start_steps = START_STEPS if start_steps is None else start_steps
-    cands = []
-    for name, x in minima:
-        cands += _moved_points(f"{name} minimum", x, steps, lower, upper)
-    cands += _moved_points("start", x0, start_steps, lower, upper)
-    return _distinct(cands)
+    start = _distinct(_moved_points("start", x0, start_steps, lower, upper))
+    chains = [_distinct(_moved_points(f"{name} minimum", x, steps, lower, upper),
+                        [t for _, t in start]) for name, x in minima]
+    return chains + [start]
 
 
 def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6,
@@ -198,7 +209,8 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
               random_state=None, cache_size=None,
               callback=None, minimize=None, n_jobs=None, wrap=None,
               sequential_searches=False, weights=None,
-              criterion_factory=None, subsample=None) -> tuple[SearchResult, int]:
+              criterion_factory=None, subsample=None,
+              max_fev=None) -> tuple[SearchResult, int]:
     """Run the default strategy (module docstring) and return (result, number of SVM
     trainings). ``result.x`` is the chosen θ, ``result.fun`` its CV error rate,
     ``result.candidates`` the candidates with their CV errors, ``result.stages`` the bound
@@ -225,6 +237,7 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     from .criteria import criterion_class, make_criterion
 
     make = make_criterion if criterion_factory is None else criterion_factory
+    max_fev = STAGE_MAX_FEV if max_fev is None else max_fev
 
     t0 = time.perf_counter()
     names = (bounds_by_loss or AUTO_BOUNDS)[loss]
@@ -247,15 +260,14 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
             crit = wrap(crit, name)
         if minimize is None:
             res = minimize_projected_bfgs(crit.fun, crit.grad, x0, lower, upper,
-                                          max_iter=max_iter, gtol_rel=gtol, callback=callback)
+                                          max_iter=max_iter, gtol_rel=gtol, max_fev=max_fev,
+                                          callback=callback)
         else:
-            res = minimize(crit.fun, crit.grad, x0, lower, upper, callback, gtol=gtol)
+            res = minimize(crit.fun, crit.grad, x0, lower, upper, callback, gtol=gtol,
+                           max_fev=max_fev)
         res.criterion = crit.name
         return crit.name, res, crit.n_trainings
 
-    nb_steps = NEIGHBOUR_STEPS if steps is None else steps
-    start_points = _moved_points("start", x0, START_STEPS if start_steps is None else start_steps,
-                                 lower, upper)
 
     def validate(points, tag):
         """The validation errors of ``points``, one after the other, on a validation criterion
@@ -279,11 +291,11 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         core left idle when one search ends early validates that search's candidates while
         the other search goes on (the searches of step 2 take different numbers of steps)."""
         if task is None:
-            return (None, None, 0) + validate(start_points, "cv-error start")
+            start = candidate_chains(x0, [], lower, upper, steps, start_steps)[-1]
+            return (None, None, 0) + validate(start, "cv-error start")
         name, res, n_train = search(task)
-        pts = _distinct(_moved_points(f"{name} minimum", res.x, nb_steps, lower, upper),
-                        [t for _, t in start_points])
-        return (name, res, n_train) + validate(pts, f"cv-error {name}")
+        chain = candidate_chains(x0, [(name, res.x)], lower, upper, steps, start_steps)[0]
+        return (name, res, n_train) + validate(chain, f"cv-error {name}")
 
     # independent units on joblib threads (numba SMO and BLAS release the GIL); each unit's
     # validation runs its folds on n_jobs threads too (nested: a unit that ends last gets the
@@ -302,7 +314,7 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         nfev += res.nfev
         njev += res.njev
         path.extend(dict(e, stage=name) for e in res.path)
-    # candidates in the order of ``candidate_points`` (minima, then θ₀); a point two searches
+    # candidates in the order of ``candidate_chains`` (minima, then θ₀); a point two searches
     # both reached (a box corner) is kept once, under its first source
     records = []
     for src, theta, ev, t_s in evaluated:

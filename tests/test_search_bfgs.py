@@ -391,3 +391,26 @@ def test_nonfinite_trial_values_are_rejected():
     assert [e["accepted"] for e in res.path] == [True, False, True]
     assert res.path[1]["value"] == np.inf
     assert res.success and res.x[0] == 1.0 and res.message == "stationary point"
+
+
+def test_max_fev_budget_stops_at_the_last_accepted_point():
+    """With a budget of k evaluations: at most k calls of fun, status MAX_FEV, and the result
+    is the last accepted point of the path (the lowest accepted value)."""
+    from svmbound.search.bfgs import MAX_FEV
+
+    calls = []
+
+    def f(x):
+        calls.append(1)
+        return rosen(x)
+
+    full = minimize_projected_bfgs(rosen, rosen_grad, [-1.2, 1.0], -5.0, 5.0)
+    assert full.nfev > 6
+    res = minimize_projected_bfgs(f, rosen_grad, [-1.2, 1.0], -5.0, 5.0, max_fev=6)
+    assert len(calls) == res.nfev <= 6
+    assert res.status == MAX_FEV and not res.success
+    accepted = [e for e in res.path if e["accepted"]]
+    np.testing.assert_array_equal(res.x, accepted[-1]["x"])
+    assert res.fun == min(e["value"] for e in accepted)
+    with pytest.raises(ValueError, match="max_fev"):
+        minimize_projected_bfgs(rosen, rosen_grad, [0.0, 0.0], max_fev=0)

@@ -83,10 +83,10 @@ import numpy as np
 
 from .result import SearchResult
 
-__all__ = ["minimize_projected_bfgs", "STATUS_MESSAGES",
-           "STATIONARY", "BOUNDARY", "SMALL_STEP", "LINE_SEARCH_FAILED", "MAX_ITER", "BAD_GRADIENT"]
+__all__ = ["minimize_projected_bfgs", "STATUS_MESSAGES", "STATIONARY", "BOUNDARY",
+           "SMALL_STEP", "LINE_SEARCH_FAILED", "MAX_ITER", "BAD_GRADIENT", "MAX_FEV"]
 
-STATIONARY, BOUNDARY, SMALL_STEP, LINE_SEARCH_FAILED, MAX_ITER, BAD_GRADIENT = range(6)
+STATIONARY, BOUNDARY, SMALL_STEP, LINE_SEARCH_FAILED, MAX_ITER, BAD_GRADIENT, MAX_FEV = range(7)
 
 STATUS_MESSAGES = {
     STATIONARY: "stationary point",
@@ -95,9 +95,10 @@ STATUS_MESSAGES = {
     LINE_SEARCH_FAILED: "line search failed",
     MAX_ITER: "maximum number of iterations reached",
     BAD_GRADIENT: "gradient is not finite",
+    MAX_FEV: "evaluation budget reached",
 }
 _SUCCESS = {STATIONARY: True, BOUNDARY: True, SMALL_STEP: True,
-            LINE_SEARCH_FAILED: False, MAX_ITER: False, BAD_GRADIENT: False}
+            LINE_SEARCH_FAILED: False, MAX_ITER: False, BAD_GRADIENT: False, MAX_FEV: False}
 
 _EPS = np.finfo(np.float64).eps
 
@@ -231,6 +232,7 @@ def minimize_projected_bfgs(fun: Callable[[np.ndarray], float],
                             gamma: float = 0.5, max_step: float = 2.0, gtol: float = 1e-5,
                             xtol: float = 1e-6, ftol: float = 1e-9, max_iter: int = 100,
                             max_backtracks: int = 30, gtol_rel: float = 0.0,
+                            max_fev: int | None = None,
                             callback: Callable[[np.ndarray, float], None] | None = None,
                             ) -> SearchResult:
     """Minimise ``fun`` over the box [lower, upper] by Chung's projected BFGS (§4.2).
@@ -264,6 +266,10 @@ def minimize_projected_bfgs(fun: Callable[[np.ndarray], float],
         Maximum number of accepted steps.
     max_backtracks : int
         Maximum number of reductions λ ← γλ in one line search.
+    max_fev : int or None
+        Budget of function evaluations (None: none). When a trial point would be the
+        ``max_fev + 1``-th evaluation, the search stops at the last accepted point (status
+        ``MAX_FEV``, not a success: the point is the best found, not a stationary one).
     callback : callable, optional
         ``callback(xk, fk)`` after each accepted step.
 
@@ -296,6 +302,8 @@ def minimize_projected_bfgs(fun: Callable[[np.ndarray], float],
         raise ValueError(f"max_iter must be an integer >= 0, got {max_iter!r}")
     if int(max_backtracks) != max_backtracks or max_backtracks < 0:
         raise ValueError(f"max_backtracks must be an integer >= 0, got {max_backtracks!r}")
+    if max_fev is not None and (int(max_fev) != max_fev or max_fev < 1):
+        raise ValueError(f"max_fev must be None or an integer >= 1, got {max_fev!r}")
     max_iter, max_backtracks = int(max_iter), int(max_backtracks)
 
     t_start = time.perf_counter()
@@ -374,6 +382,9 @@ def minimize_projected_bfgs(fun: Callable[[np.ndarray], float],
                     if not H_is_identity:
                         restart = True
                     break
+                if max_fev is not None and counts["nfev"] >= max_fev:
+                    status = MAX_FEV
+                    break
                 x_trial = x + step
                 f_trial = eval_fun(x_trial)
                 if sufficient_decrease(f_trial, f, g, step, sigma1):
@@ -382,7 +393,7 @@ def minimize_projected_bfgs(fun: Callable[[np.ndarray], float],
             if restart:
                 H, H_is_identity = np.eye(n), True
                 continue
-            if not accepted:
+            if not accepted and status is None:
                 status = LINE_SEARCH_FAILED
             break
         if not accepted:
