@@ -160,47 +160,32 @@ def tuning_rows(y, subsample: int | None, random_state=None):
     return S, V
 
 
-def _moved_points(name, x, steps, lower, upper) -> list:
-    """[(source, θ)]: ``x`` (labelled ``name``) followed by it moved by each of ``steps``
-    (Δ ln C, Δ ln σ², clipped to the box; a Δ ln σ² is skipped for a kernel without σ²)."""
-    x = np.asarray(x, float)
-    out = [(name, x)]
-    for dc, ds in steps:
-        t = x.copy()
-        t[0] += dc
-        if t.size > 1:
-            t[1:] += ds
-        elif ds:
-            continue
-        t = np.clip(t, lower, upper)
-        label = ", ".join(f"{v} {d:+g}" for v, d in (("ln C", dc), ("ln sigma2", ds)) if d)
-        out.append((f"{name}, {label}", t))
-    return out
-
-
-def _distinct(points, taken=()) -> list:
-    """``points`` without those equal (to 1e-9) to an earlier one or to one of ``taken``."""
-    out = []
-    for src, t in points:
-        if not any(np.allclose(t, u, rtol=0, atol=1e-9) for u in list(taken) + [u for _, u in out]):
-            out.append((src, t))
-    return out
-
-
-def candidate_chains(x0, minima, lower, upper, steps=None, start_steps=None) -> list:
-    """The candidates, as chains validated one after the other: for each bound's minimum
-    [(source, θ)] the minimum followed by it moved by each of ``steps`` (Δ ln C, Δ ln σ²),
-    without the points of the last chain; last, θ₀ and θ₀ moved by each of ``start_steps``
-    (all clipped to the box; duplicates to 1e-9 dropped within a chain). Points of one chain
-    share a kernel, so the CV's warm start along a chain is a step in C alone (no kernel
-    value); a point two minima share (a box corner) is validated in both chains and counted
-    once (``tune_auto``)."""
+def candidate_points(x0, minima, lower, upper, steps=None, start_steps=None):
+    """[(source, θ)]: each bound's minimum followed by it moved by each of ``steps``
+    (Δ ln C, Δ ln σ²), then θ₀ and θ₀ moved by each of ``start_steps`` (all clipped to the
+    box); duplicates (to 1e-9) dropped. Points of one kernel come one after the other, so the
+    CV's warm start between them is a step in C alone (no kernel value)."""
     steps = NEIGHBOUR_STEPS if steps is None else steps
     start_steps = START_STEPS if start_steps is None else start_steps
-    start = _distinct(_moved_points("start", x0, start_steps, lower, upper))
-    chains = [_distinct(_moved_points(f"{name} minimum", x, steps, lower, upper),
-                        [t for _, t in start]) for name, x in minima]
-    return chains + [start]
+    cands = []
+    moved = [(f"{name} minimum", x, steps) for name, x in minima] + [("start", x0, start_steps)]
+    for name, x, st in moved:
+        cands.append((name, np.asarray(x, float)))
+        for dc, ds in st:
+            t = np.asarray(x, float).copy()
+            t[0] += dc
+            if t.size > 1:
+                t[1:] += ds
+            elif ds:
+                continue
+            t = np.clip(t, lower, upper)
+            label = ", ".join(f"{v} {d:+g}" for v, d in (("ln C", dc), ("ln sigma2", ds)) if d)
+            cands.append((f"{name}, {label}", t))
+    out = []
+    for src, t in cands:
+        if not any(np.allclose(t, u, rtol=0, atol=1e-9) for _, u in out):
+            out.append((src, t))
+    return out
 
 
 def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6,
@@ -217,7 +202,8 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     searches (each a SearchResult with its path), ``result.path`` every evaluation in order.
     ``minimize(fun, grad, x0, lower, upper, callback)`` is the gradient search (default: the
     projected BFGS of Chung §4.2 with ``max_iter`` and ``gtol`` relative to |f(θ₀)|;
-    ``minimize`` is called with ``gtol=`` that relative tolerance).
+    ``minimize`` is called with ``gtol=`` that relative tolerance and ``max_fev=``, the budget
+    of evaluations of each search: ``max_fev``, None for ``STAGE_MAX_FEV``).
     ``n_jobs``: joblib threads for the bound searches (run side by side) and the CV folds;
     the result does not depend on it. ``wrap(criterion, tag)``, if given, wraps every criterion
     built here (search log, progress: ``svmbound.search.log.RunControl.wrap``), with the
@@ -268,68 +254,42 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         res.criterion = crit.name
         return crit.name, res, crit.n_trainings
 
-
-    def validate(points, tag):
-        """The validation errors of ``points``, one after the other, on a validation criterion
-        of their own: each point's folds are warm-started from the previous point's (a step in
-        C alone between a minimum and its neighbours), never from another chain's, so the
-        result does not depend on which chain ran first."""
-        cv = make("cv-error", Xv, yv, kernel, loss=loss,
-                  random_state=0 if random_state is None else random_state, tol=cv_tol,
-                  n_jobs=n_jobs, weights=wv, **val_kw, **kw)
-        if wrap is not None:
-            cv = wrap(cv, tag)
-        out = []
-        for src, theta in points:
-            ev = cv.evaluate(theta, need_grad=False)
-            out.append((src, theta, ev, time.perf_counter() - t0))
-        return out, cv.n_trainings, (cv.n_folds, cv._total())
-
-    def unit(task):
-        """One bound search followed by the validation of its minimum and neighbours, or
-        (``task`` None) the validation of the start θ₀: independent pieces of work, so that a
-        core left idle when one search ends early validates that search's candidates while
-        the other search goes on (the searches of step 2 take different numbers of steps)."""
-        if task is None:
-            start = candidate_chains(x0, [], lower, upper, steps, start_steps)[-1]
-            return (None, None, 0) + validate(start, "cv-error start")
-        name, res, n_train = search(task)
-        chain = candidate_chains(x0, [(name, res.x)], lower, upper, steps, start_steps)[0]
-        return (name, res, n_train) + validate(chain, f"cv-error {name}")
-
-    # independent units on joblib threads (numba SMO and BLAS release the GIL); each unit's
-    # validation runs its folds on n_jobs threads too (nested: a unit that ends last gets the
-    # cores the others left)
+    # the searches are independent: joblib threads (numba SMO and BLAS release the GIL)
     from ._parallel import parallel_map
 
-    done = parallel_map(unit, list(names) + [None], 1 if sequential_searches else n_jobs)
-    stages, path, evaluated = {}, [], []
+    done = parallel_map(search, names, 1 if sequential_searches else n_jobs)
+    minima, stages, path = [], {}, []
     n_trainings = nfev = njev = 0
-    for name, res, n_train, validated, n_cv, (n_folds_used, n_held) in done:
-        n_trainings += n_train + n_cv
-        evaluated += validated
-        if res is None:
-            continue
+    for name, res, n_train in done:
         stages[name] = res
+        minima.append((name, np.asarray(res.x, float)))
+        n_trainings += n_train
         nfev += res.nfev
         njev += res.njev
         path.extend(dict(e, stage=name) for e in res.path)
-    # candidates in the order of ``candidate_chains`` (minima, then θ₀); a point two searches
-    # both reached (a box corner) is kept once, under its first source
+
+    cands = candidate_points(x0, minima, lower, upper, steps, start_steps)
+    cv = make("cv-error", Xv, yv, kernel, loss=loss,
+              random_state=0 if random_state is None else random_state, tol=cv_tol,
+              n_jobs=n_jobs, weights=wv, **val_kw, **kw)
+    if wrap is not None:
+        cv = wrap(cv, "cv-error")
     records = []
-    for src, theta, ev, t_s in evaluated:
-        if any(np.allclose(theta, r["x"], rtol=0, atol=1e-9) for r in records):
-            continue
+    for src, theta in cands:
+        ev = cv.evaluate(theta, need_grad=False)
         errors = int(ev.value) if weights is None else float(ev.value)
         records.append({"source": src, "x": theta.tolist(), "cv_errors": errors,
                         "cv_rate": ev.info["rate"], "cv_hinge": ev.info["hinge"]})
         path.append({"x": theta.tolist(), "value": ev.value, "grad": None,
-                     "time_s": t_s, "accepted": False, "stage": "cv-error"})
+                     "time_s": time.perf_counter() - t0, "accepted": False,
+                     "stage": "cv-error"})
+    n_trainings += cv.n_trainings
     best = min(range(len(records)), key=lambda i: _cv_key(records[i]))
     chosen = records[best]
+    n_held = cv._total()
     out_of = (f"{chosen['cv_errors']} of {int(n_held)}" if wv is None else
               f"weighted {chosen['cv_errors']:.6g} of {n_held:.6g}")
-    how = f"{n_folds_used}-fold CV error"
+    how = f"{cv.n_folds}-fold CV error"
     sub = None
     if split is not None:
         sub = {"search": int(split[0].size), "validation": int(split[1].size),
@@ -341,7 +301,7 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         njev=njev, nit=sum(r.nit for r in stages.values()), success=True, status=0,
         message=f"chose the {chosen['source']} by {how} ({out_of}) among {len(records)} candidates",
         path=path, candidates=records, stages=stages, chosen=chosen["source"],
-        n_folds=n_folds_used, subsample=sub)
+        n_folds=cv.n_folds, subsample=sub)
     return result, n_trainings
 
 

@@ -11,7 +11,7 @@ from sklearn.preprocessing import StandardScaler
 
 from svmbound import BoundSVC
 from svmbound.checks import ModelWarning, is_severe, minority_rate, model_problems
-from svmbound.strategy import candidate_chains, scale_log_sigma2
+from svmbound.strategy import candidate_points, scale_log_sigma2
 
 
 @pytest.fixture(scope="module")
@@ -65,18 +65,13 @@ def test_candidates_order_dedup_and_box():
     lower, upper = np.array([-10.0, -5.0]), np.array([10.0, 5.0])
     x0 = np.array([0.0, 1.0])
     minima = [("span", np.array([9.0, 1.0])), ("rm-l2", np.array([0.0, 1.0]))]
-    chains = candidate_chains(x0, minima, lower, upper, steps=((2.0, 0.0),), start_steps=())
-    names = [[s for s, _ in c] for c in chains]
-    # the rm minimum equals the start: the start chain validates it; ln C + 2 clipped at 10
-    assert names == [["span minimum", "span minimum, ln C +2"], ["rm-l2 minimum, ln C +2"],
-                     ["start"]]
-    np.testing.assert_allclose(chains[0][1][1], [10.0, 1.0])
-    np.testing.assert_allclose(chains[1][0][1], [2.0, 1.0])
-    # a minimum at the corner another minimum reached: each chain has it (no cross-chain dedup)
-    both = candidate_chains(x0, [("a", np.array([10.0, 5.0])), ("b", np.array([10.0, 5.0]))],
-                            lower, upper, steps=((2.0, 0.0),), start_steps=((0.0, 1.0),))
-    assert [[s for s, _ in c] for c in both] == [["a minimum"], ["b minimum"],
-                                                  ["start", "start, ln sigma2 +1"]]
+    c = candidate_points(x0, minima, lower, upper, steps=((2.0, 0.0),), start_steps=())
+    names = [s for s, _ in c]
+    # the rm minimum equals the start: one of them is dropped; ln C + 2 clipped at 10
+    assert names == ["span minimum", "span minimum, ln C +2", "rm-l2 minimum",
+                     "rm-l2 minimum, ln C +2"]
+    np.testing.assert_allclose(c[1][1], [10.0, 1.0])
+    np.testing.assert_allclose(c[3][1], [2.0, 1.0])
 
 
 def test_search_budget_stops_each_bound_search(monkeypatch):
