@@ -52,7 +52,8 @@ def _add_tune_options(p):
     p.add_argument("--tune-subsample", type=_subsample_arg, default=5000, metavar="M",
                    help="criterion auto on more than 2*M rows: search on a stratified sample of "
                         "M rows, pick by the hold-out error on up to 4*M others, train the final "
-                        "SVM on all rows (default 5000; 'all': always use every row)")
+                        "SVM on all rows (default 5000, fewer where the span bound's memory "
+                        "would not fit in half the cache; 'all': always use every row)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plot", metavar="FILE.png", help="contour map of the criterion with the path")
     p.add_argument("--grid-log-c", nargs=3, type=float, default=[-10.0, 10.0, 1.0],

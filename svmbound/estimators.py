@@ -222,8 +222,13 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         Large data, criterion='auto': on more than 2·tune_subsample rows the bound searches
         run on a stratified random subsample of tune_subsample rows (``random_state``) and the
         candidates are compared by their hold-out error on up to 4·tune_subsample other rows
-        instead of the k-fold CV; the final SVM is trained on every row. None: always every
-        row. Measured reason: BENCHMARKS.md, "Large data" (ijcnn1, 49,990 rows).
+        instead of the k-fold CV; the final SVM is trained on every row. The subsample is
+        smaller where the span bound's working memory on it (about 2.4·8·m² bytes) would not
+        fit in half of ``cache_size``: at SVC's 200 MB, 2,336 rows (so 4,673 rows or more are
+        tuned on a subsample); with "auto" on a machine of 16 GB or more, 10,575
+        (``svmbound.strategy.span_memory_rows``). None: always every row, whatever the
+        memory. Measured reason: BENCHMARKS.md, "Large data" (ijcnn1, 49,990 rows) and
+        "Sparse input: memory on Reuters".
     gtol : gradient searches stop when the projected gradient is below gtol·|f(start)|
         (relative, because the criterion's gradient is only as accurate as the solver
         tolerance, Chung §4.3).

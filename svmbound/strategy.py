@@ -20,8 +20,10 @@
    candidate at LIBSVM's tolerance 1e-3, each warm-started from the previous candidate's fold
    solution (a step in C alone reuses its gradient).
 
-5. **Large data** (more than 2·``subsample`` rows, ``BoundSVC(tune_subsample=5000)``): steps
-   2–4 run on a stratified random subsample of ``subsample`` rows, and the validation of step 4
+5. **Large data** (more than 2·``subsample`` rows, ``BoundSVC(tune_subsample=5000)``; the
+   subsample is smaller where the span bound's working memory on it, about 2.4·8·m² bytes,
+   would not fit in half of ``cache_size``: :func:`span_memory_rows`, 2,336 rows for SVC's
+   200 MB): steps 2–4 run on a stratified random subsample of ``subsample`` rows, and the validation of step 4
    is a hold-out one: each candidate is trained once on the subsample and its errors counted
    on up to 4·``subsample`` other rows (stratified; :func:`tuning_rows`). Only the final model
    is trained on every row. A search evaluation costs O(n²)–O(n³) in the rows, the final
@@ -124,6 +126,26 @@ START_STEPS = ()
 #: On large data (n > 2·subsample) the candidates are validated on up to this many times
 #: ``subsample`` rows outside the subsample.
 VALIDATION_FACTOR = 4
+#: Working memory of one span-bound evaluation with gradient, in m × m arrays of doubles for m
+#: support vectors (``criteria/span.py``; traced: 2.1 at m = 3,350, 2.4 at m = 1,000).
+SPAN_WORKING_ARRAYS = 2.4
+#: The memory cap of the search rows never goes below this many rows (19 MB of span memory).
+MIN_MEMORY_ROWS = 1000
+
+
+def span_memory_rows(cache_size) -> int:
+    """The most rows m on which a span-bound evaluation fits in half of the cache budget, every
+    row a support vector: SPAN_WORKING_ARRAYS·8·m² bytes ≤ cache_size/2 (at least
+    ``MIN_MEMORY_ROWS``). The span search runs beside the radius–margin search, whose solves
+    hold the other half of the budget (``solvers.qp.cache_share``), so that the tuning's
+    memory stays about the cache plus the data (issue 14). ``cache_size``: MB or "auto"
+    (``solvers.qp.auto_cache_mb``); 200 MB (SVC's) gives 2,336 rows, "auto" on a machine
+    with 16 GB or more (4 GB) 10,575 rows."""
+    from .solvers.qp import auto_cache_mb
+
+    mb = auto_cache_mb() if cache_size is None or isinstance(cache_size, str) else float(cache_size)
+    m = int(np.sqrt(mb / 2.0 * 2**20 / (8.0 * SPAN_WORKING_ARRAYS)))
+    return max(MIN_MEMORY_ROWS, m)
 
 
 def _stratified_pick(rng, y, rows, m: int) -> np.ndarray:
@@ -217,9 +239,11 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     ``svmbound.criteria.make_criterion`` on ±1 labels. The multi-class estimator passes
     ``svmbound.criteria.pairs.pairwise_criterion`` with class indices as ``y``: the bounds are
     then summed over the one-vs-one pairs and the CV error is that of the voting machine.
-    ``subsample``: on more than 2·``subsample`` rows, step 5 of the module docstring (the
-    searches on a stratified subsample, a hold-out validation); ``result.subsample`` then
-    gives the rows used ({"search": m, "validation": v, "of": n}), else None."""
+    ``subsample``: on more than 2·m rows, m = min(``subsample``, :func:`span_memory_rows`
+    (``cache_size``)), step 5 of the module docstring (the searches on a stratified subsample
+    of m rows, a hold-out validation); ``result.subsample`` then gives the rows used
+    ({"search": m, "validation": v, "of": n}), else None. ``subsample`` None: every row,
+    whatever the memory."""
     from .criteria import criterion_class, make_criterion
 
     make = make_criterion if criterion_factory is None else criterion_factory
@@ -228,6 +252,8 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     t0 = time.perf_counter()
     names = (bounds_by_loss or AUTO_BOUNDS)[loss]
     kw = {} if cache_size is None else {"cache_size": cache_size}
+    if subsample is not None:           # the span search's memory within the cache budget
+        subsample = min(int(subsample), span_memory_rows(cache_size))
     split = tuning_rows(y_pm, subsample, random_state)
     if split is None:
         Xs, ys, ws = Xv, yv, wv = X, y_pm, weights

@@ -156,3 +156,30 @@ def test_large_data_with_csr_input_and_class_weights(data):
     assert "weighted" in dense.search_.message
     np.testing.assert_allclose(csr.best_theta_, dense.best_theta_, rtol=1e-6, atol=1e-8)
     np.testing.assert_array_equal(csr.predict(sp.csr_matrix(X)), dense.predict(X))
+
+
+@pytest.mark.parametrize("cache_mb", [200.0, 1000.0, 4096.0])
+def test_span_memory_rows_is_the_largest_subsample_whose_span_memory_fits_half_the_cache(cache_mb):
+    from svmbound.strategy import MIN_MEMORY_ROWS, SPAN_WORKING_ARRAYS, span_memory_rows
+
+    m = span_memory_rows(cache_mb)
+    need = lambda rows: SPAN_WORKING_ARRAYS * 8.0 * rows ** 2     # noqa: E731 - bytes
+    assert need(m) <= cache_mb / 2 * 2**20 < need(m + 1)
+    assert span_memory_rows(0.5) == MIN_MEMORY_ROWS
+
+
+def test_a_small_cache_makes_the_searches_use_a_subsample():
+    """With cache_size=5 MB the span search's memory caps the search rows at MIN_MEMORY_ROWS:
+    2,100 rows are tuned on 1,000 of them and validated on the other 1,100, although
+    tune_subsample (5,000) alone would use every row."""
+    from svmbound.strategy import MIN_MEMORY_ROWS
+
+    X, y = make_classification(n_samples=2100, n_features=5, random_state=2)
+    assert BoundSVC(tune_subsample=5000).fit(X[:300], y[:300]).search_.subsample is None
+    clf = BoundSVC(cache_size=5, tune_subsample=5000).fit(X, y)
+    assert clf.search_.subsample == {"search": MIN_MEMORY_ROWS, "validation": 1100, "of": 2100}
+    assert clf.support_vectors_.shape[1] == 5 and clf.score(X, y) > 0.8
+    # tune_subsample=None: every row, whatever the memory
+    from svmbound.strategy import tuning_rows as rows_of
+
+    assert rows_of(y, None, 0) is None
