@@ -11,7 +11,9 @@
    estimator's loss (Chung 1.8 for L2, 3.3 for L1). Each lands in a region of good (C, σ²);
    neither is reliable alone: the radius–margin bound can be vacuous (R²‖w‖²/ℓ above the
    minority rate) with its minimum at too small a C (ijcnn1), and the L1 bound (3.3) can prefer a
-   near hard-margin machine (heart, australian).
+   near hard-margin machine (heart, australian). Each search stops at a relative gradient
+   tolerance (``STAGE_GTOL``) or after ``STAGE_MAX_FEV`` (8) evaluations: it only has to find
+   the region.
 3. **Candidates**: each search's minimum, θ₀, and each minimum with C multiplied by e²
    (``NEIGHBOUR_STEPS``; the bounds' known bias is towards too small a C — Chung §4.3).
 4. **Validation picks**: the stratified k-fold CV error (``n_folds``, folds fixed by
