@@ -232,6 +232,18 @@ def run_ours(method, X, y, seed, jobs=None):
     return est, est.n_trainings_
 
 
+def _svc_fit_time(X, y, params) -> float | None:
+    """Wall time of one ``SVC(C, gamma).fit`` at the tuned point (the unit of issue 14's
+    "tuning ≤ 10 SVC fits at θ*"), None without an RBF gamma."""
+    from sklearn.svm import SVC
+
+    if "C" not in params or "gamma" not in params:
+        return None
+    t0 = time.perf_counter()
+    SVC(C=params["C"], gamma=params["gamma"]).fit(X, y)
+    return time.perf_counter() - t0
+
+
 def _test_error_at(est, X, y, Xt, yt, theta):
     """Test error of the SVM of ``est``'s loss trained at θ (not timed; for analysing how the
     candidates of the default strategy compare)."""
@@ -270,6 +282,10 @@ def evaluate_case(suite, name, loader, methods, jobs, seed=0, candidate_errors=F
         if hasattr(est, "search_"):
             r["chosen"] = est.search_.get("chosen")
             r["warnings"] = est.bench_warnings_
+            stages = est.search_.get("stages") or {}
+            r["evals"] = int(sum(st.nfev for st in stages.values())) if stages else \
+                int(est.search_.get("nfev", 0))
+            r["svc_fit_s"] = _svc_fit_time(X, y, r.get("params", {}))
             if candidate_errors and "candidates" in est.search_:
                 r["candidates"] = [dict(c, test_error=_test_error_at(est, X, y, Xt, yt, c["x"]))
                                    for c in est.search_.candidates]
@@ -301,7 +317,9 @@ def report(records, methods) -> str:
             lines.append(f"| {r['case']} ({r['n_train']}) | " + " | ".join(cells) + " |")
         lines += ["", "| method | mean err % | mean − grid | worst − grid (case) | "
                   "cases > +2 | worst class err % (mean) | grid time / time (gmean) | "
-                  "random time / time (gmean) | trainings (median) |", "|---|---|---|---|---|---|---|---|---|"]
+                  "random time / time (gmean) | trainings (median) | time ÷ SVC fit at θ* "
+                  "(median) | bound evaluations (median) |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
         for m in methods:
             ok = [r for r in rs if "error" in r["methods"].get(m, {})
                   and "error" in r["methods"].get("grid", {})]
@@ -316,9 +334,14 @@ def report(records, methods) -> str:
             tr = _gmean([r["methods"]["random"]["time_s"] / r["methods"][m]["time_s"]
                          for r in ok if "time_s" in r["methods"].get("random", {})])
             tn = np.median([r["methods"][m]["trainings"] for r in ok])
+            fits = [r["methods"][m]["time_s"] / r["methods"][m]["svc_fit_s"] for r in ok
+                    if r["methods"][m].get("svc_fit_s")]
+            evals = [r["methods"][m]["evals"] for r in ok if "evals" in r["methods"][m]]
+            fit_cell = f"{np.median(fits):.0f}" if fits else "–"
+            eval_cell = f"{np.median(evals):.0f}" if evals else "–"
             lines.append(f"| {m} | {e.mean():.2f} | {d.mean():+.2f} | {d[k]:+.2f} "
                          f"({ok[k]['case']}) | {int(np.sum(d > 2))} | {worst_cls:.2f} | "
-                         f"{tg:.1f}× | {tr:.1f}× | {tn:.0f} |")
+                         f"{tg:.1f}× | {tr:.1f}× | {tn:.0f} | {fit_cell} | {eval_cell} |")
         lines.append("")
     if ours:
         lines.append("Targets (issue 12: mean − grid ≤ 0, no case > +2, ≥ 30× faster than grid "
