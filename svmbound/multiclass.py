@@ -260,7 +260,7 @@ def _final_shared(est, X, y_idx, subsets, kernel0, theta, prevs, pair_rates, wei
     theta = np.asarray(theta, dtype=float).copy()
     C = float(np.exp(theta[0]))
     kernel = kernel0.with_theta(theta[1:]) if theta.size > 1 else kernel0
-    sols = train_pairs(X, subsets, kernel, C, loss=est.loss, tol=est.tol,
+    sols = train_pairs(X, subsets, kernel, C, loss=est.loss, tol=est._final_tol(),
                        cache_size=est.cache_size, n_jobs=est.n_jobs, prevs=prevs,
                        weights=weights)
     est.c_projected_ = False

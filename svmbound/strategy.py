@@ -125,6 +125,10 @@ STAGE_MAX_FEV = 8
 NEIGHBOUR_STEPS = ((2.0, 0.0),)
 #: Steps from the start θ₀ (scikit-learn's defaults C = 1, gamma='scale') that are candidates.
 START_STEPS = ()
+#: Solver tolerance of the validation trainings and of the final model (LIBSVM's and SVC's
+#: default): the candidates are compared as the SVMs users train, and the final model is the
+#: one that was validated.
+VALIDATION_TOL = 1e-3
 #: On large data (n > 2·subsample) the candidates are validated on up to this many times
 #: ``subsample`` rows outside the subsample.
 VALIDATION_FACTOR = 4
@@ -214,7 +218,7 @@ def candidate_points(x0, minima, lower, upper, steps=None, start_steps=None):
 
 def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6,
               gtol: float = STAGE_GTOL, max_iter: int = 100, n_folds: int = 5,
-              cv_tol: float = 1e-3, steps=None, start_steps=None, bounds_by_loss=None,
+              cv_tol: float = VALIDATION_TOL, steps=None, start_steps=None, bounds_by_loss=None,
               random_state=None, cache_size=None,
               callback=None, minimize=None, n_jobs=None, wrap=None,
               sequential_searches=False, weights=None,

@@ -78,7 +78,9 @@ def test_to_svc_has_the_attributes_of_an_svc_trained_at_the_tuned_point(data, fi
     same order, the same signs of dual_coef_ and intercept_ — the export follows SVC's own
     conventions, not only its predictions."""
     X, y, Xt, _ = data
-    est = fitted["rbf"]
+    # a named criterion: its final model is trained at tol (1e-6), not at the 1e-3 of
+    # criterion='auto' (SVC's default), so that it matches SVC at tol 1e-10 to 1e-5
+    est = BoundSVC(loss="l1", kernel="rbf", criterion="rm-l1", max_iter=8).fit(X, y)
     ours = est.to_svc()
     ref = SVC(C=ours.C, gamma=ours.gamma, tol=1e-10).fit(X, y)
     np.testing.assert_array_equal(ours.support_, ref.support_)
@@ -278,7 +280,11 @@ def test_sparse_svc_has_the_attributes_of_an_svc_trained_on_sparse_x(sparse_data
     """SVC.fit on the CSR training data at the tuned C and gamma: the same kinds of attributes
     (CSR support_vectors_ and dual_coef_ of the same classes, _sparse set) and the same
     support vectors in the same order."""
-    est = sparse_fitted["rbf"]
+    # a named criterion: its final model is trained at tol (1e-6), see the dense test above
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ModelWarning)
+        est = BoundSVC(loss="l1", kernel="rbf", criterion="rm-l1", max_iter=6).fit(
+            sparse_data["X"], sparse_data["y2"])
     ours = est.to_svc()
     ref = SVC(C=ours.C, gamma=ours.gamma, tol=1e-10).fit(sparse_data["X"], sparse_data["y2"])
     assert ref._sparse and ours._sparse
