@@ -275,3 +275,69 @@ def test_a_solve_on_parallel_rows_can_still_be_stopped(parallel):
     assert parallel == [qp.row_threads_available()]
     assert time.perf_counter() - stopped_at[0] < 0.5
     assert not qp._rows_running and qp._rows_holder is None      # the scope was left
+
+
+# -- the adaptive choice between one thread and several -----------------------------------------
+def test_rows_go_the_faster_way_and_try_the_other_ever_less_often():
+    from svmbound.solvers._smo import (FIRST_TRY_GAP, LAST_TRY_GAP, S_NEXT_TRY, S_TRY_GAP, STATE_SIZE,
+                                       _record_row_time, _rows_on_threads)
+
+    state = np.zeros(STATE_SIZE, dtype=np.int64)
+    state[S_NEXT_TRY] = state[S_TRY_GAP] = FIRST_TRY_GAP
+
+    def row(cost_many, cost_one):
+        many = bool(_rows_on_threads(state))
+        _record_row_time(state, many, cost_many if many else cost_one)
+        return many
+
+    assert row(100, 1000) is True             # each way measured once, threads first
+    assert row(100, 1000) is False
+    ways = [row(100, 1000) for _ in range(FIRST_TRY_GAP)]
+    assert ways == [True] * (FIRST_TRY_GAP - 1) + [False]      # one try of the slower way
+    assert state[S_TRY_GAP] == 2 * FIRST_TRY_GAP               # confirmed: tried less often
+    ways = [row(100, 1000) for _ in range(2 * FIRST_TRY_GAP)]
+    assert ways.count(False) == 1 and state[S_TRY_GAP] == 4 * FIRST_TRY_GAP
+    # the cores get busy: threads now cost 20 times more; after a few rows the running mean
+    # of the threads passes that of one thread, which is then used, the threads tried rarely
+    ways = [row(2000, 1000) for _ in range(8 * FIRST_TRY_GAP)]
+    assert ways[:3] == [True] * 3 and ways[3] is False
+    assert ways[4:].count(True) <= 2
+    # and back: threads cheap again, found at the next try
+    ways = [row(100, 1000) for _ in range(LAST_TRY_GAP + 2 * FIRST_TRY_GAP)]
+    assert ways[-2 * FIRST_TRY_GAP:].count(True) >= 2 * FIRST_TRY_GAP - 1
+
+
+# -- numba's workqueue layer, which aborts on concurrent parallel regions -------------------------
+SUBPROCESS = r"""
+import numpy as np, numba
+from concurrent.futures import ThreadPoolExecutor
+from sklearn.datasets import make_classification
+from svmbound.kernels import RBFKernel
+from svmbound.solvers import qp, solve_svm_dual
+qp.PARALLEL_ROWS_MIN = 600
+problems = []
+for s in range(6):
+    X, y = make_classification(n_samples=1100 + 37 * s, n_features=8, random_state=s)
+    problems.append((X, np.where(y == 1, 1.0, -1.0)))
+solve = lambda p: solve_svm_dual(p[0], p[1], RBFKernel(4.0), 1.0, cache_size=0.1)
+alone = [solve(p) for p in problems]
+with ThreadPoolExecutor(max_workers=4) as pool:
+    together = list(pool.map(solve, problems * 2))
+assert all(np.array_equal(a.alpha, b.alpha) for a, b in zip(alone * 2, together))
+print(numba.threading_layer())
+"""
+
+
+@needs_threads
+def test_solves_in_threads_at_once_do_not_crash_the_workqueue_layer():
+    import os
+    import subprocess
+    import sys
+
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, NUMBA_THREADING_LAYER="workqueue",
+               PYTHONPATH=repo + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-c", SUBPROCESS], env=env, capture_output=True,
+                         text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split()[-1] == "workqueue"
