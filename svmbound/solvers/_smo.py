@@ -39,8 +39,6 @@ computes which block. ``_get_row`` spreads the blocks over ``ctl[0]`` numba thre
 time may launch parallel regions, since numba's workqueue threading layer aborts the process
 when two threads launch them at once); otherwise it runs them in its own thread. Either way α,
 G, the iterations and the rows are bit-identical: ``ctl`` only moves work between cores.
-Dense X is passed column-major by ``qp.run_smo`` (the block dot products then vectorise
-across entries); a row-major X gives the same values, more slowly.
 """
 
 import numpy as np
@@ -113,23 +111,12 @@ def _block_dots_overload(X, i, lo, hi, out):
                     out[cind[q] - lo] += v * cdata[q]
                     q += 1
         return csc_dots
-    if X.layout == "F":
-        def column_dots(X, i, lo, hi, out):
-            # column-major X (what ``qp.run_smo`` passes): for each feature k, one contiguous
-            # pass over X[lo:hi, k] that the compiler vectorises across j; every entry still
-            # adds its terms in the order k = 0, 1, …
-            m = hi - lo
-            for j in range(m):
-                out[j] = 0.0
-            for k in range(X.shape[1]):
-                c = X[i, k]
-                col = X[lo:hi, k]
-                for j in range(m):
-                    out[j] += col[j] * c
-        return column_dots
 
     def row_dots(X, i, lo, hi, out):
-        # row-major X: four entries at a time (four independent sums), each in the order k
+        # four entries at a time (four independent sums), each in the order k. Row-major X is
+        # read as one stream: in the SMO, where X no longer sits in the cache between rows,
+        # this took 15-20 % fewer cycles per row than a column-major X whose column pieces
+        # were summed with vector instructions (faster only with X in the cache)
         d = X.shape[1]
         xi = X[i]
         Xb = X[lo:hi]

@@ -319,14 +319,12 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
         X = np.ascontiguousarray(kernel.prepare(X))
         sq = np.zeros(n)
     else:
-        X = kernel.prepare(X)
+        X = np.ascontiguousarray(kernel.prepare(X))
         if code == RBF:
             # exp(−γ‖x − z‖²) is translation invariant: centring makes ‖x‖² + ‖z‖² − 2⟨x, z⟩
             # lose far fewer digits on data far from the origin.
-            X = np.subtract(X, X.mean(axis=0), out=np.empty(X.shape, order="F"))
-        # column-major: the SMO's block dot products run down the columns (``_smo.block_dots``)
-        X = np.asfortranarray(X, dtype=np.float64)
-        sq = dense_sq_norms(X)
+            X = np.ascontiguousarray(X - X.mean(axis=0))
+        sq = dense_sq_norms(X)      # summed as the SMO sums ⟨x_i, x_j⟩: ‖x − x‖² is exactly 0
     max_iter = check_max_iter(max_iter)
     if max_iter is None:
         max_iter = max(10_000_000, 100 * n)
