@@ -295,13 +295,17 @@ FIRST_TRY_GAP, LAST_TRY_GAP = 16, 1024
 @njit(cache=True, nogil=True)
 def _rows_on_threads(state):
     """Whether the next row should be computed on the threads granted (else on this one): the
-    way that has been faster so far — each is measured first — and, every ``state[S_TRY_GAP]``
-    rows, the other way once, to notice a change. The gap doubles (up to ``LAST_TRY_GAP``)
-    each time the try confirms the choice and falls back to ``FIRST_TRY_GAP`` when it does
-    not. Why measure: the threads only pay when the cores are free; when other processes keep
-    them busy, a row split over threads waits for the descheduled ones (ten times slower than
-    one thread was measured on a loaded 2-core machine), which no in-process bookkeeping sees."""
-    if state[S_MANY] == 0:
+    way that has been faster so far — each is measured first, the threads twice (their first
+    row also starts them) — and, every ``state[S_TRY_GAP]`` rows, the other way once, to
+    notice a change. The gap doubles (up to ``LAST_TRY_GAP``) each time the try confirms the
+    choice and falls back to ``FIRST_TRY_GAP`` when it does not.
+
+    Why measure: the threads only pay when a core is free. On the 2-core test machine, with
+    other processes keeping about one core busy, a row split over two threads took 2-5 times
+    as long as on one thread inside the SMO (the second thread, asleep between rows, waits for
+    the busy core), though 1.6 times less when rows follow each other; no in-process
+    bookkeeping sees other processes."""
+    if state[S_MANY] <= 0:
         return True
     if state[S_ONE] == 0:
         return False
@@ -314,13 +318,21 @@ def _rows_on_threads(state):
 
 @njit(cache=True, nogil=True)
 def _record_row_time(state, many, cycles):
-    """Fold the cycles of a row computed one way into its running mean (weight 1/4), and after
-    a try of the slower way, set the gap to the next try (``_rows_on_threads``)."""
+    """Fold the cycles of a row computed one way into its running mean (weight 1/4; a sample
+    counts at most twice the mean, so that one row held up by the system does not flip the
+    choice), and after a try of the slower way set the gap to the next try
+    (``_rows_on_threads``). The threads' first row is not counted (it starts them): −1."""
     k = S_MANY if many else S_ONE
+    if many and state[k] == 0:
+        state[k] = -1
+        return
     was_many_faster = state[S_MANY] < state[S_ONE]
-    tried = state[S_NEXT_TRY] <= 0 and state[S_ONE] != 0 and state[S_MANY] != 0
+    tried = state[S_NEXT_TRY] <= 0 and state[S_ONE] > 0 and state[S_MANY] > 0
     c = max(cycles, 1)                  # ≥ 1: 0 means "not measured yet"
-    state[k] = c if state[k] == 0 else (3 * state[k] + c) // 4
+    if state[k] <= 0:
+        state[k] = c
+    else:
+        state[k] = (3 * state[k] + min(c, 2 * state[k])) // 4
     if tried:
         if (state[S_MANY] < state[S_ONE]) == was_many_faster:
             state[S_TRY_GAP] = min(2 * state[S_TRY_GAP], LAST_TRY_GAP)

@@ -50,11 +50,14 @@ class PrecomputedKernel(Kernel):
         return np.ascontiguousarray(np.diag(K))
 
 
-#: Kernel rows of a solve with at least this many rows are computed on several threads (numba
-#: ``prange``) while that solve runs alone (``row_threads_scope``); None: never. Below it one
-#: row costs too little for the hand-over to the threads to pay (measured on ijcnn1 rows, 22
-#: features, 2 cores: BENCHMARKS.md "Kernel rows in parallel").
-PARALLEL_ROWS_MIN = 8192
+#: Kernel rows of a solve with at least this many rows may be computed on several threads
+#: (numba ``prange``) while that solve runs alone (``row_threads_scope``; the SMO then picks,
+#: row by row, the faster of one thread and several: ``_smo._rows_on_threads``); None: never.
+#: Below it a row costs too little for the hand-over to the threads to pay: on ijcnn1 rows (22
+#: features, RBF, 2 cores; best of 15 runs of 64 rows) two threads took 0.64x the time of one
+#: thread at n = 500, 1.2x at 2,000, 1.5x at 4,000, 1.6x from 8,000 on (sparse CSR: 1.3x
+#: from 1,000 on, 1.4x at 4,000).
+PARALLEL_ROWS_MIN = 4096
 
 _rows_lock = threading.Lock()
 _rows_running: dict = {}   # id(ctl) -> (ctl, may use threads) for each solve running here
