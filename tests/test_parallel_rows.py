@@ -102,10 +102,10 @@ def test_a_row_has_the_same_bits_on_any_number_of_threads(layout, code, dtype):
         K = (gamma * K + coef0) ** degree
     for i in (0, ROW_BLOCK - 1, ROW_BLOCK, n - 1):
         one = np.empty(n, dtype=dtype)
-        _fill_row(Xn, sq, i, code, gamma, coef0, degree, one, y, 2.0 * y[i], True)
+        _fill_row(Xn, sq, i, code, gamma, coef0, degree, one, y, 2.0 * y[i])
         for threads in (2, 3, 7):
             many = np.full(n, np.nan, dtype=dtype)
-            _fill_row_parallel(Xn, sq, i, code, gamma, coef0, degree, many, y, 2.0 * y[i], True,
+            _fill_row_parallel(Xn, sq, i, code, gamma, coef0, degree, many, y, 2.0 * y[i],
                                threads)
             np.testing.assert_array_equal(many, one)
         ref = 2.0 * y[i] * y * K[i]
@@ -123,7 +123,7 @@ def test_dense_rows_do_not_depend_on_the_layout_and_match_sparse_rows():
     for name, Xn in (("F", np.asfortranarray(Xd)), ("C", np.ascontiguousarray(Xd)),
                      ("sparse", numba_data(X))):
         out = np.empty(n)
-        _fill_row(Xn, np.zeros(n), 5, LINEAR, 1.0, 0.0, 1, out, y, 1.0, False)
+        _fill_row(Xn, np.zeros(n), 5, LINEAR, 1.0, 0.0, 1, out, np.ones(n), 1.0)
         rows[name] = out
     np.testing.assert_array_equal(rows["F"], rows["C"])
     np.testing.assert_array_equal(rows["F"], rows["sparse"])
