@@ -37,8 +37,10 @@ sums the features in order, not BLAS), so a row's values do not depend on which 
 computes which block. ``_get_row`` spreads the blocks over ``ctl[0]`` numba threads
 (``prange``) when the caller allows it (``qp.row_threads_scope``: large n, and one solve at a
 time may launch parallel regions, since numba's workqueue threading layer aborts the process
-when two threads launch them at once); otherwise it runs them in its own thread. Either way α,
-G, the iterations and the rows are bit-identical: ``ctl`` only moves work between cores.
+when two threads launch them at once) and the threads have been the faster way so far
+(``_rows_on_threads``: timed with the cycle counter, as busy cores make them slower);
+otherwise it runs them in its own thread. Either way α, G, the iterations and the rows are
+bit-identical: ``ctl`` and the timings only move work between cores.
 """
 
 import numpy as np
@@ -250,7 +252,9 @@ def _fill_row_parallel(X, sq, i, code, gamma, coef0, degree, out, y, yi_s, threa
 
 @njit(cache=True, nogil=True)
 def kernel_row(X, sq, i, code, gamma, coef0, degree, out):
-    """out[j] = K(x_i, x_j) for every j (for PRECOMPUTED, X is the kernel matrix itself)."""
+    """out[j] = K(x_i, x_j) for every j (for PRECOMPUTED, X is the kernel matrix itself): the
+    SMO's ``_fill_row`` with y = e (a vector of ones made for the call; the SMO itself calls
+    ``_fill_row`` with the labels)."""
     _fill_row(X, sq, i, code, gamma, coef0, degree, out, np.ones(sq.shape[0]), 1.0)
 
 
