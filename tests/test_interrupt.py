@@ -15,7 +15,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import threading
 import time
 
 import numpy as np
@@ -28,7 +27,9 @@ from svmbound.kernels import make_kernel
 from svmbound.search.log import LogMismatch
 from svmbound.solvers import solve_svm_dual
 from svmbound.solvers._smo import RBF, smo
-from svmbound.solvers.interrupt import SolverInterrupted, StopFlag, request_stop, stop_scope
+from svmbound.solvers.interrupt import SolverInterrupted, StopFlag, stop_scope
+
+from _stopper import stopped_solve
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -75,25 +76,8 @@ def test_smo_returns_at_once_when_the_stop_flag_is_set():
 def test_request_stop_ends_a_long_solve_within_a_fraction_of_a_second():
     X, y = _long_problem()
     kernel = make_kernel("rbf").with_theta([np.log(5.0)])
-    done = threading.Event()
-    stopped_at = []
-
-    def stopper():                  # from 0.3 s on, until a running solve has been reached
-        time.sleep(0.3)
-        while not done.is_set() and not stopped_at:
-            if request_stop():
-                stopped_at.append(time.perf_counter())
-            time.sleep(0.01)
-
-    thread = threading.Thread(target=stopper)
-    thread.start()
-    try:
-        with pytest.raises(SolverInterrupted):
-            solve_svm_dual(X, y, kernel, np.exp(7.0), loss="l1", tol=1e-6)
-    finally:
-        done.set()
-        thread.join()
-    assert time.perf_counter() - stopped_at[0] < 0.5   # the full solve takes seconds
+    late = stopped_solve(lambda: solve_svm_dual(X, y, kernel, np.exp(7.0), loss="l1", tol=1e-6))
+    assert late < 0.5                               # the full solve takes seconds
     # the next solve is not affected by the earlier request (flags are per solve)
     sol = solve_svm_dual(X[:200], y[:200], kernel, 1.0, loss="l1")
     assert sol.converged

@@ -5,8 +5,6 @@ The threshold ``qp.PARALLEL_ROWS_MIN`` is lowered in the tests (``parallel`` fix
 problems of ~1,000 rows take the parallel path; ``None`` turns it off (one thread).
 """
 
-import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -21,7 +19,8 @@ from svmbound.kernels import LinearKernel, PolynomialKernel, RBFKernel
 from svmbound.solvers import qp, solve_radius, solve_svm_dual
 from svmbound.solvers._smo import (LINEAR, POLY, RBF, ROW_BLOCK, _fill_row, _fill_row_parallel,
                                    dense_sq_norms)
-from svmbound.solvers.interrupt import SolverInterrupted, request_stop
+
+from _stopper import stopped_solve
 
 N = 1100                    # > 2 blocks of ROW_BLOCK entries, several runs per thread
 LOW = 600                   # the lowered threshold
@@ -254,26 +253,10 @@ def test_a_solve_on_parallel_rows_can_still_be_stopped(parallel):
     X, y = make_classification(n_samples=3000, n_features=10, n_informative=6, flip_y=0.2,
                                random_state=0)
     y = np.where(y == 1, 1.0, -1.0)
-    done = threading.Event()
-    stopped_at = []
-
-    def stopper():
-        time.sleep(0.3)
-        while not done.is_set() and not stopped_at:
-            if request_stop():
-                stopped_at.append(time.perf_counter())
-            time.sleep(0.01)
-
-    thread = threading.Thread(target=stopper)
-    thread.start()
-    try:
-        with pytest.raises(SolverInterrupted):
-            solve_svm_dual(X, y, RBFKernel(5.0), np.exp(7.0), tol=1e-6, cache_size=1)
-    finally:
-        done.set()
-        thread.join()
+    late = stopped_solve(lambda: solve_svm_dual(X, y, RBFKernel(5.0), np.exp(7.0), tol=1e-6,
+                                                cache_size=1))
     assert parallel == [qp.row_threads_available()]
-    assert time.perf_counter() - stopped_at[0] < 0.5
+    assert late < 0.5
     assert not qp._rows_running and qp._rows_holder is None      # the scope was left
 
 
