@@ -94,12 +94,31 @@ def _rebalance_row_threads() -> None:
             _rows_pid = os.getpid()
 
 
+_rows_one_thread = 0        # > 0 while work of parallel_map runs in a worker process
+
+
+@contextmanager
+def rows_on_one_thread():
+    """While the ``with`` block runs, every solve of this process computes its rows on one
+    thread: ``_parallel.parallel_map`` wraps its work with it in worker processes (loky,
+    dask), several of which may share a machine's cores (the one-solve-at-a-time rule of
+    ``row_threads_scope`` holds per process). Nested and concurrent blocks are counted."""
+    global _rows_one_thread
+    with _rows_lock:
+        _rows_one_thread += 1
+    try:
+        yield
+    finally:
+        with _rows_lock:
+            _rows_one_thread -= 1
+
+
 def _may_use_row_threads(n: int) -> bool:
     """Whether a solve of n rows may compute its rows on several threads: n ≥
-    ``PARALLEL_ROWS_MIN``, numba has 2 threads or more, and this is not a child forked from a
-    process that used them (GNU OpenMP, numba's 'omp' layer, aborts a forked child that uses
-    it)."""
-    return (PARALLEL_ROWS_MIN is not None and n >= PARALLEL_ROWS_MIN
+    ``PARALLEL_ROWS_MIN``, numba has 2 threads or more, no work of ``parallel_map`` runs in
+    this worker process (``rows_on_one_thread``) and this is not a child forked from a process
+    that used them (GNU OpenMP, numba's 'omp' layer, aborts a forked child that uses it)."""
+    return (PARALLEL_ROWS_MIN is not None and n >= PARALLEL_ROWS_MIN and not _rows_one_thread
             and row_threads_available() >= 2 and _rows_pid in (None, os.getpid()))
 
 
