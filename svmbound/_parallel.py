@@ -60,18 +60,13 @@ def _process() -> tuple:
 def _call_in_context(fn, share, caller, blas_threads, x):
     """``fn(x)`` with the kernel-row cache share ``share`` (thread-local) and, in a process
     other than the ``caller`` (``_process()``; None: a thread of the caller's), BLAS limited to
-    the caller's ``blas_threads`` and kernel rows on one thread (``solvers.qp.
-    rows_on_one_thread``: the worker processes of one machine would otherwise each spread
-    their rows over every core). Module-level, so that it pickles by reference (only ``fn``
+    the caller's ``blas_threads``. Module-level, so that it pickles by reference (only ``fn``
     needs cloudpickle)."""
     from ._blas import limit_blas
-    from contextlib import nullcontext
-
-    from .solvers.qp import cache_share_scope, rows_on_one_thread
+    from .solvers.qp import cache_share_scope
 
     here = caller is None or _process() == caller
-    with cache_share_scope(share), limit_blas(None if here else blas_threads), \
-            (nullcontext() if here else rows_on_one_thread()):
+    with cache_share_scope(share), limit_blas(None if here else blas_threads):
         return fn(x)
 
 

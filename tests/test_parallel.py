@@ -30,18 +30,6 @@ def test_the_work_wrapper_pickles_by_reference():
     assert pickle.loads(pickle.dumps(call))(-3) == 3
 
 
-def test_work_from_another_process_keeps_kernel_rows_on_one_thread_while_it_runs():
-    """Work that came from another process (here a made-up caller) sees rows on one thread;
-    the process gets its threads back when the work returns."""
-    from svmbound import _parallel
-    from svmbound.solvers import qp
-
-    here = qp._may_use_row_threads(10**6)
-    seen = _parallel._call_in_context(lambda _: qp._may_use_row_threads(10**6), 1.0,
-                                      ("elsewhere", -1), 1, None)
-    assert seen is False and qp._may_use_row_threads(10**6) == here
-
-
 def test_nested_calls_split_the_share_again_and_restore_it():
     inner = parallel_map(lambda _: parallel_map(lambda _: cache_share(), range(2), 2),
                          range(2), 2)
@@ -138,20 +126,3 @@ def test_an_error_in_a_worker_reaches_the_caller():
 
     with pytest.raises(ValueError, match="item 3"):
         parallel_map(boom, range(5), 2)
-
-
-def test_worker_processes_keep_kernel_rows_on_one_thread():
-    """In loky's worker processes rows stay on one thread (several workers share the cores);
-    here, in the caller's process and its threads, a large solve may still use several."""
-    import joblib
-
-    from svmbound.solvers import qp
-
-    def may(_):
-        return qp._may_use_row_threads(10**6)
-
-    here = qp._may_use_row_threads(10**6)
-    assert parallel_map(may, range(2), 2) == [here, here]
-    with joblib.parallel_config(backend="loky"):
-        assert parallel_map(may, range(2), 2) == [False, False]
-    assert qp._may_use_row_threads(10**6) == here

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._sparse import issparse, numba_data, sq_norms
 from ..kernels import Kernel
-from ._smo import PRECOMPUTED, RBF, dense_sq_norms, smo
+from ._smo import PRECOMPUTED, RBF, smo
 from .interrupt import SolverInterrupted, StopFlag, call_interruptibly, current_flag
 
 #: Kernel-row cache size: "auto" or a number of megabytes (LIBSVM's ``-m``, SVC's cache_size).
@@ -48,112 +48,6 @@ class PrecomputedKernel(Kernel):
 
     def _diag(self, K):
         return np.ascontiguousarray(np.diag(K))
-
-
-#: Kernel rows of a solve with at least this many rows may be computed on several threads
-#: (numba ``prange``) while that solve runs alone (``row_threads_scope``; the SMO then picks,
-#: row by row, the faster of one thread and several: ``_smo._rows_on_threads``); None: never.
-#: Below it a row costs too little for the hand-over to the threads to pay: on ijcnn1 rows (22
-#: features, RBF, 2 cores; best of 15 runs of 64 rows) two threads took 0.64x the time of one
-#: thread at n = 500, 1.2x at 2,000, 1.5x at 4,000, 1.6x from 8,000 on (sparse CSR: 1.3x
-#: from 1,000 on, 1.4x at 4,000).
-PARALLEL_ROWS_MIN = 4096
-
-_rows_lock = threading.Lock()
-_rows_running: dict = {}   # id(ctl) -> (ctl, may use threads) for each solve running here
-_rows_holder = None        # the ctl of the one solve that may launch numba parallel regions
-_rows_pid = None           # the process that first computed rows on several threads
-
-
-def row_threads_available() -> int:
-    """numba's threads (``NUMBA_NUM_THREADS``: the cores, unless the user set it)."""
-    from numba import config
-
-    return int(config.NUMBA_NUM_THREADS)
-
-
-def _rebalance_row_threads() -> None:
-    """(Called under ``_rows_lock``.) The holder — else the first running solve that may use
-    threads, which becomes the holder — gets c − (k − 1) row threads, c = numba's threads and
-    k the solves running now (each other solve keeps one core busy), or 0 (its own thread)
-    when that is below 2; every other solve has 0.
-
-    Why one holder: numba's default 'workqueue' threading layer aborts the process when two
-    threads launch parallel regions at the same time, and svmbound runs solves in threads
-    (``_parallel.parallel_map``). Only the holder's ``ctl[0]`` is ever 2 or more, and a new
-    holder is chosen only when the previous one has returned from the SMO, so at most one
-    thread of svmbound is ever in a parallel region. The others compute the same values on
-    their own thread."""
-    global _rows_holder, _rows_pid
-    if _rows_holder is None:
-        _rows_holder = next((c for c, ok in _rows_running.values() if ok), None)
-    if _rows_holder is not None:
-        threads = row_threads_available() - (len(_rows_running) - 1)
-        _rows_holder[0] = threads if threads >= 2 else 0
-        if threads >= 2:
-            _rows_pid = os.getpid()
-
-
-_rows_one_thread = 0        # > 0 while work of parallel_map runs in a worker process
-
-
-@contextmanager
-def rows_on_one_thread():
-    """While the ``with`` block runs, every solve of this process computes its rows on one
-    thread: ``_parallel.parallel_map`` wraps its work with it in worker processes (loky,
-    dask), several of which may share a machine's cores (the one-solve-at-a-time rule of
-    ``row_threads_scope`` holds per process). Nested and concurrent blocks are counted."""
-    global _rows_one_thread
-    with _rows_lock:
-        _rows_one_thread += 1
-    try:
-        yield
-    finally:
-        with _rows_lock:
-            _rows_one_thread -= 1
-
-
-def _may_use_row_threads(n: int) -> bool:
-    """Whether a solve of n rows may compute its rows on several threads: n ≥
-    ``PARALLEL_ROWS_MIN``, numba has 2 threads or more, no work of ``parallel_map`` runs in
-    this worker process (``rows_on_one_thread``) and this is not a child forked from a process
-    that used them (GNU OpenMP, numba's 'omp' layer, aborts a forked child that uses it)."""
-    return (PARALLEL_ROWS_MIN is not None and n >= PARALLEL_ROWS_MIN and not _rows_one_thread
-            and row_threads_available() >= 2 and _rows_pid in (None, os.getpid()))
-
-
-@contextmanager
-def row_threads_scope(n: int):
-    """The ``ctl`` array of a solve of n rows (``_smo.smo``): registered as running for the
-    ``with`` block, ``ctl[0]`` = the threads its rows may use now, updated by the other solves'
-    start and end (``_rebalance_row_threads``). The SMO's results do not depend on it."""
-    global _rows_holder
-    ctl = np.zeros(1, dtype=np.int64)
-    with _rows_lock:
-        _rows_running[id(ctl)] = (ctl, _may_use_row_threads(n))
-        _rebalance_row_threads()
-    try:
-        yield ctl
-    finally:
-        with _rows_lock:
-            del _rows_running[id(ctl)]
-            ctl[0] = 0
-            if _rows_holder is ctl:
-                _rows_holder = None
-            _rebalance_row_threads()
-
-
-def _reset_row_threads_after_fork() -> None:
-    """In a forked child only the forking thread runs: no solve is running there (the lock may
-    have been held by a thread that does not exist in the child)."""
-    global _rows_lock, _rows_holder
-    _rows_lock = threading.Lock()
-    _rows_running.clear()
-    _rows_holder = None
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_reset_row_threads_after_fork)
 
 
 _share = threading.local()
@@ -324,9 +218,6 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
     KeyboardInterrupt; a solve stopped by ``interrupt.request_stop()`` (or by its thread's
     ``stop_scope`` flag) raises ``SolverInterrupted``. Not interrupted, the result is the same
     as a direct call of the numba solver.
-
-    Kernel rows: on several threads when n ≥ ``PARALLEL_ROWS_MIN`` and no other solve runs in
-    this process (``row_threads_scope``); the result is bit-identical either way.
     """
     n = y.shape[0]
     code, gamma, coef0, degree = kernel.spec()
@@ -337,16 +228,13 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
         X = kernel.prepare(X)
         sq = sq_norms(X)
         X = numba_data(X)
-    elif code == PRECOMPUTED:
-        X = np.ascontiguousarray(kernel.prepare(X))
-        sq = np.zeros(n)
     else:
         X = np.ascontiguousarray(kernel.prepare(X))
         if code == RBF:
             # exp(−γ‖x − z‖²) is translation invariant: centring makes ‖x‖² + ‖z‖² − 2⟨x, z⟩
             # lose far fewer digits on data far from the origin.
             X = np.ascontiguousarray(X - X.mean(axis=0))
-        sq = dense_sq_norms(X)      # summed as the SMO sums ⟨x_i, x_j⟩: ‖x − x‖² is exactly 0
+        sq = np.einsum("ij,ij->i", X, X) if code != PRECOMPUTED else np.zeros(n)
     max_iter = check_max_iter(max_iter)
     if max_iter is None:
         max_iter = max(10_000_000, 100 * n)
@@ -360,13 +248,11 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
     args = (X, sq, y, p, ub, a, G0, G_bar0, int(code), float(gamma), float(coef0), int(degree),
             float(scale), shift, check_tol(tol), int(max_iter), cache_buffer(n, cache_mb))
     flag = current_flag()
-    with row_threads_scope(n) as ctl:
-        if flag is None:     # a flag of its own, registered for request_stop() while it runs
-            with StopFlag() as flag:
-                out = call_interruptibly(_smo_and_offset, *args, flag.array, True, ctl,
-                                         flag=flag)
-        else:                # the thread's stop_scope flag (registered by the scope's owner)
-            out = call_interruptibly(_smo_and_offset, *args, flag.array, True, ctl, flag=flag)
+    if flag is None:     # a flag of its own, registered for request_stop() while it runs
+        with StopFlag() as flag:
+            out = call_interruptibly(_smo_and_offset, *args, flag.array, flag=flag)
+    else:                # the thread's stop_scope flag (registered by the scope's owner)
+        out = call_interruptibly(_smo_and_offset, *args, flag.array, flag=flag)
     G, n_iter, violation, n_rows, interrupted, rho = out
     if interrupted:
         raise SolverInterrupted("solve interrupted")
