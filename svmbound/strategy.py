@@ -144,12 +144,12 @@ def span_memory_rows(cache_size) -> int:
     row a support vector: SPAN_WORKING_ARRAYS·8·m² bytes ≤ cache_size/2 (at least
     ``MIN_MEMORY_ROWS``). The span search runs beside the radius–margin search, whose solves
     hold the other half of the budget (``solvers.qp.cache_share``), so that the tuning's
-    memory stays about the cache plus the data (issue 14). ``cache_size``: MB or "auto"
-    (``solvers.qp.auto_cache_mb``); 200 MB (SVC's) gives 2,336 rows, "auto" on a machine
-    with 16 GB or more (4 GB) 10,575 rows."""
-    from .solvers.qp import auto_cache_mb
+    memory stays about the cache plus the data (issue 14). ``cache_size``: MB, "auto" or None
+    (the solvers' default; ``solvers.qp.cache_megabytes``); 200 MB (SVC's) gives 2,336 rows,
+    "auto" on a machine with 16 GB or more (4 GB) 10,575 rows."""
+    from .solvers.qp import cache_megabytes
 
-    mb = auto_cache_mb() if cache_size is None or isinstance(cache_size, str) else float(cache_size)
+    mb = float(cache_megabytes(cache_size))
     m = int(np.sqrt(mb / 2.0 * 2**20 / (8.0 * SPAN_WORKING_ARRAYS)))
     return max(MIN_MEMORY_ROWS, m)
 

@@ -73,11 +73,22 @@ def cache_share_scope(fraction: float):
         _share.fraction = saved
 
 
+def cache_megabytes(cache_mb):
+    """The megabytes of a cache size setting: "auto" (and None, the default ``DEFAULT_CACHE_MB``)
+    resolved by :func:`auto_cache_mb`; anything else returned as it is (validated by
+    :func:`n_cache_rows`)."""
+    if cache_mb is None:
+        cache_mb = DEFAULT_CACHE_MB
+    if isinstance(cache_mb, str) and cache_mb == "auto":
+        return auto_cache_mb()
+    return cache_mb
+
+
 def n_cache_rows(n: int, cache_mb: float, itemsize: int = 8) -> int:
     """How many kernel rows of length n (``itemsize`` bytes per value) fit in ``cache_mb``
     megabytes ("auto": see :func:`auto_cache_mb`), at least 2, at most n."""
-    if isinstance(cache_mb, str) and cache_mb == "auto":
-        cache_mb = auto_cache_mb()
+    if cache_mb is not None:                # None is not a size here: the check below says so
+        cache_mb = cache_megabytes(cache_mb)
     if (isinstance(cache_mb, (bool, str)) or not isinstance(cache_mb, (int, float, np.number))
             or not np.isfinite(cache_mb) or cache_mb <= 0):
         raise ValueError(f"cache_size must be 'auto' or a positive number of megabytes, "
@@ -94,9 +105,7 @@ def cache_buffer(n: int, cache_mb) -> np.ndarray:
     once: a smaller share only means rows evicted and recomputed. Allocated with ``np.empty``:
     memory is only touched as rows are filled."""
     itemsize = 8 if n_cache_rows(n, cache_mb, 8) >= n else 4   # (validates cache_mb)
-    if isinstance(cache_mb, str):
-        cache_mb = auto_cache_mb()
-    rows = n_cache_rows(n, float(cache_mb) * cache_share(), itemsize)
+    rows = n_cache_rows(n, float(cache_megabytes(cache_mb)) * cache_share(), itemsize)
     return np.empty((rows, n), dtype=np.float64 if itemsize == 8 else np.float32)
 
 
