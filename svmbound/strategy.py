@@ -116,9 +116,11 @@ STAGE_GTOL = 1e-2
 #: within 8 evaluations, and those that do not creep along a flat valley of a bound whose value
 #: jumps as support vectors come and go (IDA image split 2: the span search took 21 evaluations,
 #: 66.8 → 63.5 after the 5th). Measured on the 88 public cases of ``benchmarks/vs_peers.py``
-#: without the six largest (test error − GridSearchCV's, mean over the cases, L2 / L1): no
-#: budget −0.148 / −0.152 points, 10: −0.143 / −0.150, 8: −0.143 / −0.141, 6: −0.141 / −0.039,
-#: 5: −0.157 / −0.031 — 8 keeps the accuracy and cuts the long searches (BENCHMARKS.md).
+#: without the six largest (``benchmarks/default_variants.py``; test error − GridSearchCV's,
+#: mean over the cases, L2 / L1): no budget −0.148 / −0.153 points, 10: −0.143 / −0.151,
+#: 8: −0.143 / −0.141, 6: −0.141 / −0.039, 5: −0.157 / −0.032 — 8 keeps the accuracy and cuts
+#: the long searches: 36 s for the 88 cases instead of 51 s (BENCHMARKS.md, "Variants of the
+#: default").
 STAGE_MAX_FEV = 8
 #: Steps (Δ ln C, Δ ln σ²) from each bound's minimum that are candidates too: the bounds' known
 #: bias is towards too small a C (Chung §4.3, Table 4.1; ijcnn1 in issue 12).

@@ -1,0 +1,116 @@
+"""The default strategy with one setting changed, against the recorded GridSearchCV errors.
+
+Re-running GridSearchCV for every variant of the default would take hours on 2 cores; its test
+errors on the 94 public cases of ``vs_peers.py`` are recorded in
+``benchmarks/results/vs_peers-2cores.jsonl`` (same splits, same data). This script fits
+``BoundSVC(loss=l2|l1, n_jobs=2)`` on each case with a setting of ``svmbound.strategy`` changed
+and prints, per loss, the mean and worst test error minus grid search's, the cases more than
+2 points worse, the total fit time, and the medians of trainings and of bound-search
+evaluations. Used to choose ``STAGE_MAX_FEV`` and to reject a looser ``STAGE_GTOL`` and
+3-fold CV (BENCHMARKS.md, "Variants of the default").
+
+    python benchmarks/default_variants.py [--data DIR] [--set NAME=VALUE ...] [--n-folds K]
+        [--skip-big | --only-big]
+
+``--set STAGE_MAX_FEV=6`` sets ``svmbound.strategy.STAGE_MAX_FEV``; ``STAGE_GTOL`` is passed to
+the searches as their ``gtol``. ``--skip-big`` leaves out the six largest cases (mushrooms,
+ijcnn1-5k, a1a, w1a, splice, svmguide1); ``--only-big`` runs only them, a line per fit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _report import data_root  # noqa: E402
+from vs_peers import cases  # noqa: E402
+
+BIG = {"mushrooms", "ijcnn1-5k", "a1a", "w1a", "splice", "svmguide1"}
+RECORDED = Path(__file__).resolve().parent / "results" / "vs_peers-2cores.jsonl"
+
+
+def apply_settings(settings) -> None:
+    """Set each NAME=VALUE on ``svmbound.strategy`` (STAGE_GTOL through tune_auto's gtol)."""
+    from svmbound import strategy
+
+    for item in settings:
+        name, _, value = item.partition("=")
+        if not hasattr(strategy, name):
+            raise SystemExit(f"svmbound.strategy has no setting {name!r}")
+        setattr(strategy, name, ast.literal_eval(value))
+        if name == "STAGE_GTOL":
+            tune = strategy.tune_auto
+
+            def with_gtol(*a, _tune=tune, **k):
+                k["gtol"] = strategy.STAGE_GTOL
+                return _tune(*a, **k)
+
+            strategy.tune_auto = with_gtol
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", default=None)
+    ap.add_argument("--set", nargs="*", default=[], metavar="NAME=VALUE")
+    ap.add_argument("--n-folds", type=int, default=5)
+    which = ap.add_mutually_exclusive_group()
+    which.add_argument("--skip-big", action="store_true")
+    which.add_argument("--only-big", action="store_true")
+    args = ap.parse_args(argv)
+    root = data_root(args.data)
+    if root is None:
+        return 2
+    from svmbound import BoundSVC
+
+    apply_settings(args.set)
+    recorded = {}
+    with open(RECORDED) as fh:
+        for line in fh:
+            r = json.loads(line)
+            recorded[(r["suite"], r["case"])] = r["methods"]
+    diff = {"l2": [], "l1": []}
+    total = {"l2": 0.0, "l1": 0.0}
+    trainings = {"l2": [], "l1": []}
+    evals = {"l2": [], "l1": []}
+    for suite, name, load in cases(root, ("ida", "libsvm", "sklearn")):
+        if (args.skip_big and name in BIG) or (args.only_big and name not in BIG):
+            continue
+        X, y, Xt, yt = load()
+        for loss in ("l2", "l1"):
+            t0 = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                est = BoundSVC(loss=loss, n_jobs=2, n_folds=args.n_folds).fit(X, y)
+            t = time.perf_counter() - t0
+            err = float(np.mean(est.predict(Xt) != yt))
+            grid = recorded[(suite, name)]["grid"]["error"]
+            diff[loss].append(100 * (err - grid))
+            total[loss] += t
+            trainings[loss].append(est.n_trainings_)
+            evals[loss].append(sum(r.nfev for r in est.search_.stages.values()))
+            if args.only_big:
+                print(f"{name} {loss}: {100 * err:.2f} % (grid {100 * grid:.2f} %, recorded "
+                      f"{100 * recorded[(suite, name)][loss]['error']:.2f} %), {t:.1f} s",
+                      flush=True)
+    label = " ".join(args.set) + (f" n_folds={args.n_folds}" if args.n_folds != 5 else "")
+    for loss, d in diff.items():
+        d = np.array(d)
+        print(f"{label or 'default'} {loss}: n={d.size} mean-grid {d.mean():+.3f} "
+              f"worst {d.max():+.2f} >+2: {int((d > 2).sum())}  time {total[loss]:.1f}s  "
+              f"trainings median {np.median(trainings[loss])} "
+              f"search evals median {np.median(evals[loss])}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
