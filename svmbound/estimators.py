@@ -218,7 +218,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         (``svmbound.strategy.VALIDATION_TOL``, SVC's and LIBSVM's default) and the final model
         is trained at max(tol, 1e-3): the final model is the one that was validated, and on
         large data the final training is the longest step (on 20,000 rows at tol 1e-6 it took
-        1.1–1.9× as long as at 1e-3, for the same test error).
+        1.2–1.9× as long as at 1e-3, for the same test error: ``benchmarks/final_tolerance.py``).
     max_iter : maximal iterations of the gradient searches.
     max_epochs : epochs (evaluations after the start) of the annealing search (Acevedo §3).
     n_folds : folds of the cross-validation that picks among the candidates of
