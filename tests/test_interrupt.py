@@ -40,6 +40,14 @@ def _env():
     return env
 
 
+def _default_sigint():
+    """Popen's preexec_fn: the child starts with SIGINT's default action. A shell without job
+    control starts background commands with SIGINT ignored, the child inherits that, and Python
+    then installs no KeyboardInterrupt handler: the suite run in the background would see the
+    child ignore the signal."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _long_problem(n=3000):
     """An L1-SVM whose solve at C = e^7, σ² = 5 takes seconds (hundreds of thousands of SMO
     iterations): overlapping classes, 20 % flipped labels."""
@@ -99,7 +107,8 @@ def test_sigint_during_a_long_solve_exits_130_with_the_best_point_so_far(tmp_pat
     log = tmp_path / "run.jsonl"
     cmd = [sys.executable, "-m", "svmbound.cli", "tune", str(data), "--loss", "l1",
            "--start", "7", "1.6", "--json", "--progress", "--log", str(log)]
-    p = subprocess.Popen(cmd, cwd=REPO, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.Popen(cmd, cwd=REPO, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         preexec_fn=_default_sigint)
     try:
         p.stderr.read(1)              # the progress bar: the search has started
         time.sleep(1.0)               # inside the first solve (it takes seconds)

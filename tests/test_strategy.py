@@ -210,3 +210,28 @@ def test_final_model_tolerance_is_the_validations_for_auto_and_tol_for_a_named_c
     assert _kkt_violation(named, X, y) <= 1e-7 * (1 + 1e-6)
     loose = BoundSVC(loss="l1", tol=1e-2, random_state=0).fit(X, y)
     assert _kkt_violation(loose, X, y) <= 1e-2 * (1 + 1e-9)
+
+
+def test_bound_searches_and_validation_solve_at_least_at_their_stage_tolerances():
+    """tune_auto builds the bound criteria at max(tol, STAGE_TOL) and the CV at cv_tol; a tol
+    above STAGE_TOL is kept."""
+    from svmbound.criteria import make_criterion
+    from svmbound.kernels import RBFKernel
+    from svmbound.strategy import STAGE_TOL, VALIDATION_TOL, auto_box_and_start, tune_auto
+
+    X, y = make_classification(n_samples=60, n_features=4, random_state=5)
+    y = np.where(y > 0, 1.0, -1.0)
+    kernel = RBFKernel()
+    lower, upper, x0 = auto_box_and_start(["log_C", "log_sigma2"], X, kernel)
+    for tol, want in ((1e-7, STAGE_TOL), (5e-2, 5e-2)):
+        seen = {}
+
+        def spy(name, *a, **kw):
+            seen[name] = kw["tol"]
+            crit = make_criterion(name, *a, **kw)
+            assert crit.tol == kw["tol"]
+            return crit
+
+        tune_auto(X, y, kernel, loss="l2", lower=lower, upper=upper, x0=x0, tol=tol,
+                  criterion_factory=spy, max_fev=2)
+        assert seen == {"span": want, "rm-l2": want, "cv-error": VALIDATION_TOL}
