@@ -10,7 +10,7 @@ evaluations. Used to choose ``STAGE_MAX_FEV`` and to reject a looser ``STAGE_GTO
 3-fold CV (BENCHMARKS.md, "Variants of the default").
 
     python benchmarks/default_variants.py [--data DIR] [--set NAME=VALUE ...] [--n-folds K]
-        [--skip-big | --only-big]
+        [--cache-size MB] [--skip-big | --only-big]
 
 ``--set STAGE_MAX_FEV=6`` sets ``svmbound.strategy.STAGE_MAX_FEV``; ``STAGE_GTOL`` is passed to
 the searches as their ``gtol``. ``--skip-big`` leaves out the six largest cases (mushrooms,
@@ -63,6 +63,8 @@ def main(argv=None):
     ap.add_argument("--data", default=None)
     ap.add_argument("--set", nargs="*", default=[], metavar="NAME=VALUE")
     ap.add_argument("--n-folds", type=int, default=5)
+    ap.add_argument("--cache-size", default=None,
+                    help="BoundSVC's cache_size (MB or 'auto'; default: the estimator's)")
     which = ap.add_mutually_exclusive_group()
     which.add_argument("--skip-big", action="store_true")
     which.add_argument("--only-big", action="store_true")
@@ -73,6 +75,10 @@ def main(argv=None):
     from svmbound import BoundSVC
 
     apply_settings(args.set)
+    extra = {}
+    if args.cache_size is not None:
+        extra["cache_size"] = (args.cache_size if args.cache_size == "auto"
+                               else float(args.cache_size))
     recorded = {}
     with open(RECORDED) as fh:
         for line in fh:
@@ -90,7 +96,7 @@ def main(argv=None):
             t0 = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                est = BoundSVC(loss=loss, n_jobs=2, n_folds=args.n_folds).fit(X, y)
+                est = BoundSVC(loss=loss, n_jobs=2, n_folds=args.n_folds, **extra).fit(X, y)
             t = time.perf_counter() - t0
             err = float(np.mean(est.predict(Xt) != yt))
             grid = recorded[(suite, name)]["grid"]["error"]
@@ -103,6 +109,7 @@ def main(argv=None):
                       f"{100 * recorded[(suite, name)][loss]['error']:.2f} %), {t:.1f} s",
                       flush=True)
     label = " ".join(args.set) + (f" n_folds={args.n_folds}" if args.n_folds != 5 else "")
+    label += f" cache_size={args.cache_size}" if args.cache_size is not None else ""
     for loss, d in diff.items():
         d = np.array(d)
         print(f"{label or 'default'} {loss}: n={d.size} mean-grid {d.mean():+.3f} "

@@ -11,7 +11,7 @@ row: ``random-sub`` = RandomizedSearchCV(SVC(), 30 log-uniform draws over grid.p
 is not run: 550 fits of ~15 s on ijcnn1 ≈ 1.2 h on 2 cores (BENCHMARKS.md, issue 5d).
 
     python benchmarks/large_data.py [--data DIR] [--cases ijcnn1 a9a] [--jobs 2]
-        [--methods l2 l1 random-sub grid-sub] [--out BENCHMARKS.md]
+        [--methods l2 l1 random-sub grid-sub] [--cache-size MB] [--out BENCHMARKS.md]
 """
 
 from __future__ import annotations
@@ -39,11 +39,12 @@ def load(root, name):
     return np.asarray(X), y, np.asarray(Xt), yt
 
 
-def run_ours(loss, X, y, jobs):
+def run_ours(loss, X, y, jobs, cache_size=None):
     from svmbound import BoundSVC
 
+    extra = {} if cache_size is None else {"cache_size": cache_size}
     t = time.perf_counter()
-    est = BoundSVC(loss=loss, n_jobs=jobs, random_state=0).fit(X, y)
+    est = BoundSVC(loss=loss, n_jobs=jobs, random_state=0, **extra).fit(X, y)
     return est, time.perf_counter() - t
 
 
@@ -83,6 +84,8 @@ def main(argv=None):
     ap.add_argument("--methods", nargs="+", default=["l2", "l1", "random-sub"],
                     choices=["l2", "l1", "random-sub", "grid-sub"])
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--cache-size", default=None,
+                    help="BoundSVC's cache_size (MB or 'auto'; default: the estimator's)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     root = data_root(args.data)
@@ -98,7 +101,9 @@ def main(argv=None):
         X, y, Xt, yt = load(root, name)
         for m in args.methods:
             if m in ("l2", "l1"):
-                est, t = run_ours(m, X, y, args.jobs)
+                cache = (args.cache_size if args.cache_size in (None, "auto")
+                         else float(args.cache_size))
+                est, t = run_ours(m, X, y, args.jobs, cache)
                 bp = est.best_params_
                 params = {"C": float(bp["C"]), "gamma": float(bp["gamma"])}
                 n_fit = est.n_trainings_
