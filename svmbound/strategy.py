@@ -19,8 +19,9 @@
 4. **Validation picks**: the stratified k-fold CV error (``n_folds``, folds fixed by
    ``random_state``) of an SVM of the estimator's loss at each candidate; the smallest error
    wins; ties go to the smaller mean held-out hinge loss. These are ``n_folds`` trainings per
-   candidate at LIBSVM's tolerance 1e-3, each warm-started from the previous candidate's fold
-   solution (a step in C alone reuses its gradient).
+   candidate at LIBSVM's tolerance 1e-3, all trained at once in (fold, kernel) pieces on
+   ``n_jobs`` workers (``CrossValidationError.precompute``): a minimum's step in C is
+   warm-started from the minimum's fold solution and reuses its gradient.
 
 5. **Large data** (more than 2·``subsample`` rows, ``BoundSVC(tune_subsample=5000)``; the
    subsample is smaller where the span bound's working memory on it, about 2.4·8·m² bytes,
@@ -319,6 +320,9 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
               n_jobs=n_jobs, weights=wv, **val_kw, **kw)
     if wrap is not None:
         cv = wrap(cv, "cv-error")
+    if hasattr(cv, "precompute"):     # every candidate's folds at once (CrossValidationError)
+        logged = cv.logged_ahead() if hasattr(cv, "logged_ahead") else 0
+        cv.precompute([theta for _, theta in cands], skip=logged)
     records = []
     for src, theta in cands:
         ev = cv.evaluate(theta, need_grad=False)

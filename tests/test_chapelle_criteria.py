@@ -15,6 +15,7 @@ from sklearn.svm import SVC
 
 import svmbound.criteria.validation as validation_mod
 from svmbound.criteria.radius_margin import RadiusMarginL2
+from svmbound.criteria.base import _kernel_key
 from svmbound.criteria.reference import CrossValidationError, LeaveOneOutError
 from svmbound.criteria.span import (JaakkolaHaussler, OpperWinther, RadiusMarginHard, SpanBound,
                                     SpanEstimate, SupportVectorCount, span_squared)
@@ -336,6 +337,38 @@ def test_cv_error_matches_sklearn_cross_val_score(data, theta):
     cold = CrossValidationError(X, y, RBFKernel(), n_folds=5, random_state=4, tol=1e-10)
     assert crit.evaluate(theta2).value == cold.evaluate(theta2).value
 
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_cv_precompute_answers_as_the_runs_evaluated_one_after_the_other(data, n_jobs):
+    """precompute cuts the θ into runs of one kernel; each run equals a fresh criterion
+    evaluating its θ in order (cold at the run's first θ, warm after): the same fold solutions,
+    so the same values, whatever n_jobs."""
+    X, y = data
+    a, b, c = (0.0, 0.5), (2.0, 0.5), (1.0, -0.4)      # a, b: one kernel; c: another
+    kw = dict(n_folds=5, random_state=4, tol=1e-3)
+    pre = CrossValidationError(X, y, RBFKernel(), n_jobs=n_jobs, **kw)
+    pre.precompute([a, b, c])
+    assert pre.n_trainings == 0                 # counted when evaluate answers from them
+    got = [pre.evaluate(np.array(t), need_grad=False) for t in (a, b, c)]
+    assert pre.n_trainings == 15 and not pre._precomputed
+    run1 = CrossValidationError(X, y, RBFKernel(), **kw)
+    want = [run1.evaluate(np.array(t), need_grad=False) for t in (a, b)]
+    want.append(CrossValidationError(X, y, RBFKernel(), **kw).evaluate(np.array(c),
+                                                                        need_grad=False))
+    for g, w in zip(got, want):
+        assert g.value == w.value and g.info["hinge"] == w.info["hinge"]
+        assert g.info["n_iter"] == w.info["n_iter"]
+    # the first θ answered elsewhere (a resumed run's log): its run is still trained for the
+    # warm start of b, but only b is kept; c's run is not needed by anything skipped
+    skip = CrossValidationError(X, y, RBFKernel(), **kw)
+    skip.precompute([a, b, c], skip=1)
+    C_a, k_a = skip.split_theta(np.array(a))
+    kept = set(skip._precomputed)
+    assert len(kept) == 2 and (C_a, _kernel_key(k_a)) not in kept
+    assert skip.evaluate(np.array(b), need_grad=False).value == got[1].value
+    skip.precompute([a, b, c], skip=3)          # everything answered elsewhere: nothing trained
+    assert len(skip._precomputed) == 1
 
 # -- validation criteria and Platt's fit ------------------------------------------------------
 @pytest.mark.parametrize("seed", [0, 1, 2])

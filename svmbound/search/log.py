@@ -370,6 +370,19 @@ class LoggedCriterion(Objective):
             self._on_evaluation(ev, entry is not None)
         return ev
 
+    def logged_ahead(self) -> int:
+        """How many of the next evaluations of this criterion a resumed run's log answers: its
+        entries from the replay cursor on, up to the first of another tag (0 without a log)."""
+        log = self._log
+        if log is None:
+            return 0
+        n = 0
+        for entry in log.entries[log.cursor:]:
+            if entry["tag"] != self._tag:
+                break
+            n += 1
+        return n
+
     def _count_grad_call(self) -> None:
         self.n_grad_calls += 1
 
