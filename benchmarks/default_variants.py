@@ -10,7 +10,7 @@ evaluations. Used to choose ``STAGE_MAX_FEV`` and to reject a looser ``STAGE_GTO
 3-fold CV (BENCHMARKS.md, "Variants of the default").
 
     python benchmarks/default_variants.py [--data DIR] [--set NAME=VALUE ...] [--n-folds K]
-        [--cache-size MB] [--skip-big | --only-big]
+        [--cache-size MB] [--json-out FILE] [--skip-big | --only-big]
 
 ``--set STAGE_MAX_FEV=6`` sets ``svmbound.strategy.STAGE_MAX_FEV``; ``STAGE_GTOL`` is passed to
 the searches as their ``gtol``. ``--skip-big`` leaves out the six largest cases (mushrooms,
@@ -63,6 +63,8 @@ def main(argv=None):
     ap.add_argument("--data", default=None)
     ap.add_argument("--set", nargs="*", default=[], metavar="NAME=VALUE")
     ap.add_argument("--n-folds", type=int, default=5)
+    ap.add_argument("--json-out", default=None,
+                    help="write one JSON line per case: its test errors and the recorded peers'")
     ap.add_argument("--cache-size", default=None,
                     help="BoundSVC's cache_size (MB or 'auto'; default: the estimator's)")
     which = ap.add_mutually_exclusive_group()
@@ -88,6 +90,7 @@ def main(argv=None):
     total = {"l2": 0.0, "l1": 0.0}
     trainings = {"l2": [], "l1": []}
     evals = {"l2": [], "l1": []}
+    per_case = []
     for suite, name, load in cases(root, ("ida", "libsvm", "sklearn")):
         if (args.skip_big and name in BIG) or (args.only_big and name not in BIG):
             continue
@@ -104,10 +107,20 @@ def main(argv=None):
             total[loss] += t
             trainings[loss].append(est.n_trainings_)
             evals[loss].append(sum(r.nfev for r in est.search_.stages.values()))
+            rec = recorded[(suite, name)]
+            per_case.append({"suite": suite, "case": name, "loss": loss, "error": err,
+                             "n_test": int(len(yt)), "time_s": t,
+                             "chosen": est.search_.chosen,
+                             **{f"{m}_error": rec[m]["error"] for m in ("grid", "random", "optuna")
+                                if m in rec}})
             if args.only_big:
                 print(f"{name} {loss}: {100 * err:.2f} % (grid {100 * grid:.2f} %, recorded "
                       f"{100 * recorded[(suite, name)][loss]['error']:.2f} %), {t:.1f} s",
                       flush=True)
+    if args.json_out:
+        with open(args.json_out, "w") as fh:
+            for r in per_case:
+                fh.write(json.dumps(r) + "\n")
     label = " ".join(args.set) + (f" n_folds={args.n_folds}" if args.n_folds != 5 else "")
     label += f" cache_size={args.cache_size}" if args.cache_size is not None else ""
     for loss, d in diff.items():
