@@ -8,7 +8,8 @@ RSS after the data are made (the interpreter, the libraries and X), the peak, an
 that baseline against the configured cache. The cache is one budget shared by the solves that
 run at once (``svmbound._parallel``), allocated lazily.
 
-    python benchmarks/memory.py [--rows 20000] [--features 20] [--out BENCHMARKS.md]
+    python benchmarks/memory.py [--rows 20000] [--features 20] [--skip-all-rows] [--warm-up]
+        [--out BENCHMARKS.md]
 """
 
 from __future__ import annotations
@@ -28,10 +29,15 @@ import json, resource, sys, time
 import numpy as np
 from sklearn.datasets import make_classification
 n, d, which, cache, sub = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+warm = sys.argv[6] == "warm"
 X, y = make_classification(n_samples=n, n_features=d, n_informative=10, flip_y=0.05,
                            random_state=0)
 cache = cache if cache == "auto" else float(cache)
 import sklearn.svm, svmbound.solvers  # libraries loaded before the baseline
+if warm:  # the solvers' machine code loaded too (numba's cache, LLVM): not the tuning's memory
+    from svmbound import BoundSVC
+    Xw, yw = make_classification(n_samples=60, n_features=d, random_state=1)
+    sklearn.svm.SVC().fit(Xw, yw) if which == "svc" else BoundSVC(n_jobs=2).fit(Xw, yw)
 loaded = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 t = time.perf_counter()
 if which == "svc":
@@ -62,6 +68,10 @@ def main(argv=None):
     ap.add_argument("--features", type=int, default=20)
     ap.add_argument("--skip-all-rows", action="store_true",
                     help="leave out the tune_subsample=None configuration (slow)")
+    ap.add_argument("--warm-up", action="store_true",
+                    help="fit a 60-row problem before the baseline is taken, so that the "
+                         "solvers' compiled code (numba, LLVM) is in the baseline, not in the "
+                         "growth")
     ap.add_argument("--out", help="write the table into this markdown file")
     args = ap.parse_args(argv)
     from svmbound.solvers.qp import auto_cache_mb
@@ -72,7 +82,8 @@ def main(argv=None):
         if sub == "all" and args.skip_all_rows:
             continue
         r = subprocess.run([sys.executable, "-c", _RUN, str(args.rows), str(args.features),
-                            which, cache, sub], capture_output=True, text=True, check=True)
+                            which, cache, sub, "warm" if args.warm_up else "cold"],
+                           capture_output=True, text=True, check=True)
         r = json.loads(r.stdout.strip().splitlines()[-1])
         mb = auto_cache_mb() if cache == "auto" else float(cache)
         grown = r["peak_rss_mb"] - r["rss_after_load_mb"]
