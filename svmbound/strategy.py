@@ -286,8 +286,7 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     def search(name):
         crit_loss = loss if loss in criterion_class(name).losses() else None
         crit = make(name, Xs, ys, kernel, loss=crit_loss, random_state=random_state,
-                    tol=search_tol,
-                    weights=ws, **kw)
+                    tol=search_tol, weights=ws, **kw)
         if wrap is not None:
             crit = wrap(crit, name)
         if minimize is None:
