@@ -34,6 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import data_root  # noqa: E402
 from vs_peers import cases  # noqa: E402
 
+from svmbound.cli import _cache_arg  # noqa: E402
+
 BIG = {"mushrooms", "ijcnn1-5k", "a1a", "w1a", "splice", "svmguide1"}
 RECORDED = Path(__file__).resolve().parent / "results" / "vs_peers-2cores.jsonl"
 
@@ -65,7 +67,7 @@ def main(argv=None):
     ap.add_argument("--n-folds", type=int, default=5)
     ap.add_argument("--json-out", default=None,
                     help="write one JSON line per case: its test errors and the recorded peers'")
-    ap.add_argument("--cache-size", default=None,
+    ap.add_argument("--cache-size", type=_cache_arg, default=None,
                     help="BoundSVC's cache_size (MB or 'auto'; default: the estimator's)")
     which = ap.add_mutually_exclusive_group()
     which.add_argument("--skip-big", action="store_true")
@@ -77,10 +79,7 @@ def main(argv=None):
     from svmbound import BoundSVC
 
     apply_settings(args.set)
-    extra = {}
-    if args.cache_size is not None:
-        extra["cache_size"] = (args.cache_size if args.cache_size == "auto"
-                               else float(args.cache_size))
+    extra = {} if args.cache_size is None else {"cache_size": args.cache_size}
     recorded = {}
     with open(RECORDED) as fh:
         for line in fh:

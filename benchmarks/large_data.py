@@ -28,6 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import data_root, publish  # noqa: E402
 from vs_peers import BOX, GRID, _libsvm  # noqa: E402
 
+from svmbound.cli import _cache_arg  # noqa: E402
+
 CASES = {"ijcnn1": ("ijcnn1.bz2", "ijcnn1.t.bz2", 22), "a9a": ("a9a.bz2", "a9a.t.bz2", 123)}
 HEADING = "Large data: ijcnn1 and a9a whole (issue 14)"
 
@@ -84,7 +86,7 @@ def main(argv=None):
     ap.add_argument("--methods", nargs="+", default=["l2", "l1", "random-sub"],
                     choices=["l2", "l1", "random-sub", "grid-sub"])
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--cache-size", default=None,
+    ap.add_argument("--cache-size", type=_cache_arg, default=None,
                     help="BoundSVC's cache_size (MB or 'auto'; default: the estimator's)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
@@ -101,9 +103,7 @@ def main(argv=None):
         X, y, Xt, yt = load(root, name)
         for m in args.methods:
             if m in ("l2", "l1"):
-                cache = (args.cache_size if args.cache_size in (None, "auto")
-                         else float(args.cache_size))
-                est, t = run_ours(m, X, y, args.jobs, cache)
+                est, t = run_ours(m, X, y, args.jobs, args.cache_size)
                 bp = est.best_params_
                 params = {"C": float(bp["C"]), "gamma": float(bp["gamma"])}
                 n_fit = est.n_trainings_
