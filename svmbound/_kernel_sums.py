@@ -4,6 +4,8 @@ products, no n×n temporaries."""
 import numpy as np
 from numba import njit
 
+from ._vexp import exp_nonpositive
+
 
 @njit(cache=True, nogil=True)
 def rbf_dist_weighted_sum(dot, sqa, sqb, a, b, gamma):
@@ -11,13 +13,21 @@ def rbf_dist_weighted_sum(dot, sqa, sqb, a, b, gamma):
 
     The caller centres the rows first (``RBFKernel.contract``): on data far from the origin
     sqa + sqb − 2·dot cancels every digit of d²."""
+    m = dot.shape[1]
+    d2 = np.empty(m)
+    e = np.empty(m)
+    bits = np.empty(m, dtype=np.int64)
     total = 0.0
     for i in range(dot.shape[0]):
+        for j in range(m):
+            v = sqa[i] + sqb[j] - 2.0 * dot[i, j]
+            if v < 0.0:
+                v = 0.0
+            d2[j] = v
+            e[j] = -gamma * v
+        exp_nonpositive(e, bits)             # vectorised (svmbound._vexp)
         row = 0.0
-        for j in range(dot.shape[1]):
-            d2 = sqa[i] + sqb[j] - 2.0 * dot[i, j]
-            if d2 < 0.0:
-                d2 = 0.0
-            row += b[j] * np.exp(-gamma * d2) * d2
+        for j in range(m):
+            row += b[j] * e[j] * d2[j]
         total += a[i] * row
     return total

@@ -35,6 +35,8 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
+from .._vexp import exp_nonpositive
+
 TAU = 1e-12
 LINEAR, RBF, POLY, PRECOMPUTED = 0, 1, 2, 3
 
@@ -110,7 +112,10 @@ def kernel_row(X, sq, i, code, gamma, coef0, degree, out):
             d2 = sqi + sq[j] - 2.0 * dots[j]
             if d2 < 0.0:
                 d2 = 0.0
-            out[j] = np.exp(-gamma * d2)
+            dots[j] = -gamma * d2
+        exp_nonpositive(dots, np.empty(n, dtype=np.int64))   # vectorised (svmbound._vexp)
+        for j in range(n):
+            out[j] = dots[j]
         out[i] = 1.0
     else:
         for j in range(n):

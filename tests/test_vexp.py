@@ -1,0 +1,42 @@
+"""The vectorised exp of the kernel loops (svmbound._vexp) against numpy's exp."""
+
+import numpy as np
+import pytest
+
+from svmbound._vexp import X_MIN, exp_nonpositive
+
+
+def _vexp(x):
+    out = np.array(x, dtype=np.float64)
+    exp_nonpositive(out, np.empty(out.size, dtype=np.int64))
+    return out
+
+
+def test_exp_is_within_two_ulp_of_numpy_on_the_normal_range():
+    rng = np.random.default_rng(0)
+    x = np.concatenate([np.linspace(X_MIN, 0.0, 200_001), -rng.exponential(3.0, 100_000),
+                        -np.logspace(-300, 2, 5_000)])
+    got, ref = _vexp(x), np.exp(x)
+    ulps = np.abs(got - ref) / np.spacing(ref)
+    assert ulps.max() <= 2.0, f"max error {ulps.max()} ulp at x = {x[np.argmax(ulps)]}"
+
+
+def test_exp_of_zero_is_one_and_below_the_normal_range_is_zero():
+    got = _vexp([0.0, -0.0, X_MIN - 1e-9, -745.2, -1e300, -np.inf])
+    assert got[0] == 1.0 and got[1] == 1.0
+    assert np.all(got[2:] == 0.0)
+    assert np.all(np.exp([X_MIN - 1e-9, -745.2]) < 3.4e-308)   # what that zero stands for
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 1000])
+def test_exp_fills_every_entry_and_leaves_longer_scratch_alone(n):
+    x = -np.linspace(0.0, 5.0, n)
+    bits = np.full(n + 3, 7, dtype=np.int64)
+    out = x.copy()
+    exp_nonpositive(out, bits)
+    np.testing.assert_allclose(out, np.exp(x), rtol=5e-16, atol=0)
+    assert np.all(bits[n:] == 7)
+
+
+def test_nan_stays_nan():
+    assert np.isnan(_vexp([np.nan, -1.0])[0])
