@@ -19,7 +19,10 @@ Cases (suites):
   ijcnn1 with 5,000 training rows drawn by ``RandomState(0).choice(49990, 5000)`` and 20,000
   test rows drawn next from the test file;
 * ``sklearn``: scikit-learn's bundled binary tasks — breast_cancer, iris versicolor vs virginica,
-  digits 3 vs 8, wine class 1 vs the others (standardised; 50/50 stratified split, seed 0).
+  digits 3 vs 8, wine class 1 vs the others (standardised; 50/50 stratified split, seed 0);
+* ``aside`` (not in the default run): 22 two-class tasks made by fixed rules from the
+  multi-class sets, scikit-learn's digits and generators (``_aside_cases``), to check a change
+  of the default on cases it was not chosen on.
 
 Reported per case: test error, error on each class, wall time, SVM trainings; per suite and
 method: mean and worst error difference against ``grid`` and the geometric-mean time ratio
@@ -162,7 +165,83 @@ def cases(root, suites, quick=False):
     if "sklearn" in suites:
         names = ("breast_cancer", "iris-2v3", "digits-3v8", "wine-1vrest")
         out += [("sklearn", n, lambda n=n: _sklearn_task(n)) for n in names]
+    if "aside" in suites:
+        out += [("aside", n, f) for n, f in _aside_cases(root)]
     return out
+
+
+#: The multi-class sets the aside suite draws one-vs-rest tasks from: (file, features).
+ASIDE_MULTICLASS = (("satimage.scale", 36), ("pendigits", 16), ("letter.scale", 16),
+                    ("dna.scale", 180))
+ASIDE_DIGIT_PAIRS = ((1, 7), (4, 9), (5, 6), (2, 3), (0, 8))
+
+
+def _aside_cases(root):
+    """[(name, loader)] of the ``aside`` suite: cases made by fixed rules, to check a change
+    of the default on data it was not chosen on (the other suites are where defaults were
+    measured). Every task is two-class:
+
+    * each multi-class set of ``ASIDE_MULTICLASS`` (``../shared/data/multiclass``): each of its
+      first three labels against the others, 600 training rows drawn stratified from the
+      training file (seed 0) and up to 3,000 test rows from the test file (seed 0),
+      standardised on the training rows;
+    * scikit-learn's digits, the pairs of ``ASIDE_DIGIT_PAIRS`` (50/50 split, seed 0);
+    * generated: ``make_classification`` with 500 features of which 20 informative (seeds 0–2;
+      the kind of problem of issue 12 where an isotropic bound failed), ``make_moons``
+      (noise 0.3) and ``make_circles`` (noise 0.2, factor 0.5): 400 training and 2,000 test
+      rows each.
+    """
+    out = []
+    for fname, d in ASIDE_MULTICLASS:
+        for k in range(3):
+            out.append((f"{fname.split('.')[0]}-{k}vrest",
+                        lambda f=fname, d=d, k=k: _one_vs_rest(root, f, d, k)))
+    for a, b in ASIDE_DIGIT_PAIRS:
+        out.append((f"digits-{a}v{b}", lambda a=a, b=b: _digit_pair(a, b)))
+    for seed in range(3):
+        out.append((f"madelon-like/{seed}", lambda s=seed: _generated("classification", s)))
+    out.append(("moons", lambda: _generated("moons", 0)))
+    out.append(("circles", lambda: _generated("circles", 0)))
+    return out
+
+
+def _one_vs_rest(root, fname, n_features, k, n_train=600, n_test=3000):
+    from sklearn.model_selection import train_test_split
+    from svmbound.datasets import load_libsvm
+
+    X, y = load_libsvm(root / "multiclass" / f"{fname}.bz2", n_features=n_features)
+    Xt, yt = load_libsvm(root / "multiclass" / f"{fname}.t.bz2", n_features=n_features)
+    X, Xt = (np.asarray(a.todense()) if hasattr(a, "todense") else np.asarray(a) for a in (X, Xt))
+    label = np.unique(y)[k]
+    y, yt = (y == label).astype(int), (yt == label).astype(int)
+    X, _, y, _ = train_test_split(X, y, train_size=n_train, stratify=y, random_state=0)
+    if yt.size > n_test:
+        Xt, _, yt, _ = train_test_split(Xt, yt, train_size=n_test, stratify=yt, random_state=0)
+    X, Xt = _standardise(X, Xt)
+    return X, y, Xt, yt
+
+
+def _digit_pair(a, b):
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    keep = (y == a) | (y == b)
+    return _split(X[keep], (y[keep] == b).astype(int))
+
+
+def _generated(kind, seed, n_train=400, n_test=2000):
+    from sklearn import datasets as d
+
+    n = n_train + n_test
+    if kind == "classification":
+        X, y = d.make_classification(n, 500, n_informative=20, n_redundant=0,
+                                     random_state=seed)
+    elif kind == "moons":
+        X, y = d.make_moons(n, noise=0.3, random_state=seed)
+    else:
+        X, y = d.make_circles(n, noise=0.2, factor=0.5, random_state=seed)
+    X, Xt = _standardise(X[:n_train], X[n_train:])
+    return X, y[:n_train], Xt, y[n_train:]
 
 
 # -- methods --------------------------------------------------------------------------------
@@ -219,15 +298,16 @@ def run_ours(method, X, y, seed, jobs=None):
 
     from svmbound import strategy
 
-    saved = strategy.NEIGHBOUR_STEPS, strategy.START_STEPS
+    saved = strategy.NEIGHBOUR_STEPS, strategy.START_STEPS, strategy.START_CANDIDATE
     if method.endswith("-wide"):
         strategy.NEIGHBOUR_STEPS = strategy.START_STEPS = WIDE_STEPS
+        strategy.START_CANDIDATE = True
     try:
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
             est = BoundSVC(random_state=seed, n_jobs=jobs, **OURS[method]).fit(X, y)
     finally:
-        strategy.NEIGHBOUR_STEPS, strategy.START_STEPS = saved
+        strategy.NEIGHBOUR_STEPS, strategy.START_STEPS, strategy.START_CANDIDATE = saved
     est.bench_warnings_ = [str(x.message) for x in w if issubclass(x.category, RuntimeWarning)]
     return est, est.n_trainings_
 

@@ -14,8 +14,10 @@
    near hard-margin machine (heart, australian). Each search stops at a relative gradient
    tolerance (``STAGE_GTOL``) or after ``STAGE_MAX_FEV`` (8) evaluations, and solves at
    ``STAGE_TOL`` (1e-3) at least: it only has to find the region.
-3. **Candidates**: each search's minimum, θ₀, and each minimum with C multiplied by e²
-   (``NEIGHBOUR_STEPS``; the bounds' known bias is towards too small a C — Chung §4.3).
+3. **Candidates**: each search's minimum, and the span bound's minimum with C multiplied by
+   e² (``NEIGHBOUR_STEPS``; the bounds' known bias is towards too small a C — Chung §4.3):
+   three points, two kernels. (θ₀ and the radius–margin minimum's step were candidates too
+   until measured to add nothing: ``START_CANDIDATE``, BENCHMARKS.md "Fewer candidates".)
 4. **Validation picks**: the stratified k-fold CV error (``n_folds``, folds fixed by
    ``random_state``) of an SVM of the estimator's loss at each candidate; the smallest error
    wins; ties go to the smaller mean held-out hinge loss. These are ``n_folds`` trainings per
@@ -132,11 +134,22 @@ STAGE_MAX_FEV = 8
 #: 1e-6 −0.213 / −0.262, 24.4 / 21.9 s; 1e-3 −0.236 / −0.216, 21.1 / 14.8 s
 #: (BENCHMARKS.md, "Variants of the default").
 STAGE_TOL = 1e-3
-#: Steps (Δ ln C, Δ ln σ²) from each bound's minimum that are candidates too: the bounds' known
-#: bias is towards too small a C (Chung §4.3, Table 4.1; ijcnn1 in issue 12).
-NEIGHBOUR_STEPS = ((2.0, 0.0),)
-#: Steps from the start θ₀ (scikit-learn's defaults C = 1, gamma='scale') that are candidates.
+#: Steps (Δ ln C, Δ ln σ²) from a bound's minimum that are candidates too, by the bound's
+#: name (a bound not listed: its minimum alone). The bounds' known bias is towards too small a
+#: C (Chung §4.3, Table 4.1; ijcnn1 in issue 12); the step is kept for the span bound, the more
+#: reliable one (Chapelle), whose minimum and step CV picks most often. Measured
+#: (``benchmarks/vs_peers.py --candidate-errors``, BENCHMARKS.md "Fewer candidates"): over the
+#: 94 public cases and the 22 cases of the ``aside`` suite, the pick among {span minimum, its
+#: step, radius–margin minimum} is as good as among the five candidates of before (these three,
+#: the radius–margin minimum's step and θ₀; mean test error − GridSearchCV's within 0.04 points
+#: either way, both losses), at 15 CV trainings instead of 25.
+NEIGHBOUR_STEPS = {"span": ((2.0, 0.0),)}
+#: Steps from the start θ₀ (scikit-learn's defaults C = 1, gamma='scale') that are candidates,
+#: when the start is a candidate (``START_CANDIDATE``).
 START_STEPS = ()
+#: Whether θ₀ itself is a candidate (it was until the measurement above: the CV picked it in
+#: 14–16 of 94 cases, but the picks without it are as good).
+START_CANDIDATE = False
 #: Solver tolerance of the validation trainings and of the final model (LIBSVM's and SVC's
 #: default): the candidates are compared as the SVMs users train, and the final model is the
 #: one that was validated.
@@ -200,15 +213,23 @@ def tuning_rows(y, subsample: int | None, random_state=None):
     return S, V
 
 
-def candidate_points(x0, minima, lower, upper, steps=None, start_steps=None):
-    """[(source, θ)]: each bound's minimum followed by it moved by each of ``steps``
-    (Δ ln C, Δ ln σ²), then θ₀ and θ₀ moved by each of ``start_steps`` (all clipped to the
-    box); duplicates (to 1e-9) dropped. Points of one kernel come one after the other, so the
-    CV's warm start between them is a step in C alone (no kernel value)."""
+def candidate_points(x0, minima, lower, upper, steps=None, start_steps=None,
+                     include_start=None):
+    """[(source, θ)]: each bound's minimum followed by it moved by each of its ``steps``
+    (Δ ln C, Δ ln σ²), then — with ``include_start`` — θ₀ and θ₀ moved by each of
+    ``start_steps`` (all clipped to the box); duplicates (to 1e-9) dropped. ``steps``: a
+    dict from a bound's name to its steps (a bound not in it: none), or one sequence of steps
+    for every bound; defaults ``NEIGHBOUR_STEPS``, ``START_STEPS``, ``START_CANDIDATE``. Points
+    of one kernel come one after the other, so the CV's warm start between them is a step in C
+    alone (no kernel value)."""
     steps = NEIGHBOUR_STEPS if steps is None else steps
     start_steps = START_STEPS if start_steps is None else start_steps
+    include_start = START_CANDIDATE if include_start is None else include_start
     cands = []
-    moved = [(f"{name} minimum", x, steps) for name, x in minima] + [("start", x0, start_steps)]
+    moved = [(f"{name} minimum", x, steps.get(name, ()) if isinstance(steps, dict) else steps)
+             for name, x in minima]
+    if include_start:
+        moved.append(("start", x0, start_steps))
     for name, x, st in moved:
         cands.append((name, np.asarray(x, float)))
         for dc, ds in st:

@@ -11,6 +11,7 @@ from sklearn.preprocessing import StandardScaler
 
 from svmbound import BoundSVC
 from svmbound.checks import ModelWarning, is_severe, minority_rate, model_problems
+from svmbound.estimators import DEFAULT_BOUNDS
 from svmbound.strategy import candidate_points, scale_log_sigma2
 
 
@@ -65,13 +66,44 @@ def test_candidates_order_dedup_and_box():
     lower, upper = np.array([-10.0, -5.0]), np.array([10.0, 5.0])
     x0 = np.array([0.0, 1.0])
     minima = [("span", np.array([9.0, 1.0])), ("rm-l2", np.array([0.0, 1.0]))]
-    c = candidate_points(x0, minima, lower, upper, steps=((2.0, 0.0),), start_steps=())
+    c = candidate_points(x0, minima, lower, upper, steps=((2.0, 0.0),), start_steps=(),
+                         include_start=True)
     names = [s for s, _ in c]
-    # the rm minimum equals the start: one of them is dropped; ln C + 2 clipped at 10
+    # the rm minimum equals the start: the start is dropped; ln C + 2 clipped at 10
     assert names == ["span minimum", "span minimum, ln C +2", "rm-l2 minimum",
                      "rm-l2 minimum, ln C +2"]
     np.testing.assert_allclose(c[1][1], [10.0, 1.0])
     np.testing.assert_allclose(c[3][1], [2.0, 1.0])
+
+
+def test_candidates_steps_by_bound_and_the_start_only_when_asked():
+    lower, upper = np.array([-10.0, -5.0]), np.array([10.0, 5.0])
+    x0 = np.array([0.0, 0.0])
+    minima = [("span", np.array([1.0, 1.0])), ("rm-l1", np.array([-3.0, 2.0]))]
+    steps = {"span": ((2.0, 0.0), (0.0, -1.0))}
+    c = candidate_points(x0, minima, lower, upper, steps=steps, include_start=False)
+    assert [s for s, _ in c] == ["span minimum", "span minimum, ln C +2",
+                                 "span minimum, ln sigma2 -1", "rm-l1 minimum"]
+    np.testing.assert_allclose(c[2][1], [1.0, 0.0])
+    with_start = candidate_points(x0, minima, lower, upper, steps=steps,
+                                  start_steps=((3.0, 0.0),), include_start=True)
+    assert [s for s, _ in with_start][-2:] == ["start", "start, ln C +3"]
+
+
+def test_default_candidates_are_the_minima_and_the_span_step():
+    """The default strategy's candidates (strategy.NEIGHBOUR_STEPS, START_CANDIDATE): each
+    bound's minimum and the span minimum with C·e², in that order, and CV picks among them."""
+    X, y = make_classification(n_samples=120, n_features=4, random_state=3)
+    for loss in ("l2", "l1"):
+        est = BoundSVC(loss=loss).fit(X, y)
+        sources = [c["source"] for c in est.search_.candidates]
+        assert sources[:2] == ["span minimum", "span minimum, ln C +2"]
+        assert set(sources) <= {"span minimum", "span minimum, ln C +2", f"rm-{loss} minimum"}
+        span = np.asarray(est.search_.stages["span"].x)
+        np.testing.assert_allclose(est.search_.candidates[0]["x"], span)
+        step = est.search_.candidates[1]["x"]
+        np.testing.assert_allclose(step, [min(span[0] + 2.0, DEFAULT_BOUNDS["log_C"][1]),
+                                          span[1]])
 
 
 def test_search_budget_stops_each_bound_search(monkeypatch):
