@@ -653,6 +653,10 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
             n_search += tried
             if taken is not None:
                 theta, final, problems = taken
+        if self._uses_auto():
+            from .strategy import validation_problems
+
+            problems = problems + validation_problems(result)
         result.problems = problems
         result.fallback = None
         if is_severe(problems) and not self._uses_auto() and not degenerate:

@@ -240,6 +240,10 @@ def _fit_shared(est, X, y_idx, t0, weights=None):
         else:   # no usable candidate: keep the chosen model (and warn)
             _set_model(est, X, y_idx, chosen[0], chosen[0][0].kernel)
             est.c_projected_ = chosen[1]
+    if est._uses_auto():
+        from .strategy import validation_problems
+
+        problems = problems + validation_problems(result)
     result.problems = problems
     result.pair_problems = pair_problems
     if problems:

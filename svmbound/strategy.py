@@ -18,6 +18,10 @@
    e² (``NEIGHBOUR_STEPS``; the bounds' known bias is towards too small a C — Chung §4.3):
    three points, two kernels. (θ₀ and the radius–margin minimum's step were candidates too
    until measured to add nothing: ``START_CANDIDATE``, BENCHMARKS.md "Fewer candidates".)
+   When every one of them validates no better than always predicting the larger class (both
+   searches ran off, e.g. to a σ² at which the SVM memorises: seen with balanced class
+   weights on a hard imbalanced problem), θ₀ is validated too; a pick that is still no better
+   is reported (:func:`validation_problems`, a ``ModelWarning``).
 4. **Validation picks**: the stratified k-fold CV error (``n_folds``, folds fixed by
    ``random_state``) of an SVM of the estimator's loss at each candidate; the smallest error
    wins; ties go to the smaller mean held-out hinge loss. These are ``n_folds`` trainings per
@@ -340,18 +344,33 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
               n_jobs=n_jobs, weights=wv, **val_kw, **kw)
     if wrap is not None:
         cv = wrap(cv, "cv-error")
-    if hasattr(cv, "precompute"):     # every candidate's folds at once (CrossValidationError)
-        logged = cv.logged_ahead() if hasattr(cv, "logged_ahead") else 0
-        cv.precompute([theta for _, theta in cands], skip=logged)
     records = []
-    for src, theta in cands:
-        ev = cv.evaluate(theta, need_grad=False)
-        errors = int(ev.value) if weights is None else float(ev.value)
-        records.append({"source": src, "x": theta.tolist(), "cv_errors": errors,
-                        "cv_rate": ev.info["rate"], "cv_hinge": ev.info["hinge"]})
-        path.append({"x": theta.tolist(), "value": ev.value, "grad": None,
-                     "time_s": time.perf_counter() - t0, "accepted": False,
-                     "stage": "cv-error"})
+
+    def validate(points):
+        if hasattr(cv, "precompute"):  # every candidate's folds at once (CrossValidationError)
+            logged = cv.logged_ahead() if hasattr(cv, "logged_ahead") else 0
+            cv.precompute([theta for _, theta in points], skip=logged)
+        for src, theta in points:
+            ev = cv.evaluate(theta, need_grad=False)
+            errors = int(ev.value) if weights is None else float(ev.value)
+            records.append({"source": src, "x": theta.tolist(), "cv_errors": errors,
+                            "cv_rate": ev.info["rate"], "cv_hinge": ev.info["hinge"]})
+            path.append({"x": theta.tolist(), "value": ev.value, "grad": None,
+                         "time_s": time.perf_counter() - t0, "accepted": False,
+                         "stage": "cv-error"})
+
+    validate(cands)
+    trivial = _trivial_errors(cv)
+    start_added = False
+    if min(r["cv_errors"] for r in records) >= trivial - 1e-9:
+        # every bound's candidate is no better than predicting the larger class (both
+        # searches ran off, e.g. to a σ² so small that the SVM memorises): validate θ₀ too
+        known = [t for _, t in cands]
+        extra = [(src, t) for src, t in candidate_points(x0, [], lower, upper, steps,
+                                                         start_steps, include_start=True)
+                 if not any(np.allclose(t, u, rtol=0, atol=1e-9) for u in known)]
+        validate(extra)
+        start_added = bool(extra)
     n_trainings += cv.n_trainings
     best = min(range(len(records)), key=lambda i: _cv_key(records[i]))
     chosen = records[best]
@@ -365,13 +384,31 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
                "of": int(np.asarray(y_pm).size)}
         how = (f"hold-out error (searches and trainings on {sub['search']} of {sub['of']} "
                f"rows, validated on {sub['validation']} others)")
+    message = f"chose the {chosen['source']} by {how} ({out_of}) among {len(records)} candidates"
+    if start_added:
+        message += ("; the bounds' candidates were no better than always predicting the larger "
+                    "class, so the start was validated too")
     result = SearchResult(
         x=np.asarray(chosen["x"]), fun=chosen["cv_rate"], jac=None, nfev=nfev + len(records),
         njev=njev, nit=sum(r.nit for r in stages.values()), success=True, status=0,
-        message=f"chose the {chosen['source']} by {how} ({out_of}) among {len(records)} candidates",
-        path=path, candidates=records, stages=stages, chosen=chosen["source"],
-        n_folds=cv.n_folds, subsample=sub)
+        message=message, path=path, candidates=records, stages=stages, chosen=chosen["source"],
+        n_folds=cv.n_folds, subsample=sub,
+        validation={"how": how.split(" (")[0], "trivial_rate": trivial / n_held})
     return result, n_trainings
+
+
+def validation_problems(result) -> list[str]:
+    """[a sentence] when the chosen candidate's validation error rate (``result.fun``, kept up
+    to date by :func:`next_usable_candidate`) is no better than always predicting the larger
+    class, else []: a model we cannot stand behind, reported (not severe: its training
+    predictions may look fine — a memorising SVM fits every training point)."""
+    val = result.get("validation")
+    if not val or not np.isfinite(val["trivial_rate"]):
+        return []
+    if float(result.fun) < val["trivial_rate"] - 1e-12:
+        return []
+    return [f"the chosen model's {val['how']} rate {float(result.fun):.3f} is no better than "
+            f"always predicting the larger class ({val['trivial_rate']:.3f})"]
 
 
 def next_usable_candidate(result, problems, train):
@@ -393,6 +430,18 @@ def next_usable_candidate(result, problems, train):
             result.x, result.fun = theta, cand["cv_rate"]
             return outcome, tried
     return None, len(order) - 1
+
+
+def _trivial_errors(cv) -> float:
+    """The validation errors of always predicting the class with the largest held-out total
+    (``criteria.reference.held_out_trivial_errors``); +inf for a validation criterion that
+    does not expose its folds (no candidate is then judged against it)."""
+    from .criteria.reference import held_out_trivial_errors
+
+    folds = getattr(cv, "folds", None)
+    if folds is None:
+        return float("inf")
+    return held_out_trivial_errors(folds, cv.y, getattr(cv, "weights", None))
 
 
 def _take_rows(X, y, weights, rows) -> tuple:

@@ -267,3 +267,56 @@ def test_bound_searches_and_validation_solve_at_least_at_their_stage_tolerances(
         tune_auto(X, y, kernel, loss="l2", lower=lower, upper=upper, x0=x0, tol=tol,
                   criterion_factory=spy, max_fev=2)
         assert seen == {"span": want, "rm-l2": want, "cv-error": VALIDATION_TOL}
+
+
+def _imbalanced_hard(weights=0.9):
+    """150 training rows, 16 positives, little signal (the situation of
+    test_weights.test_balanced_class_weight_improves_minority_recall)."""
+    X, y = make_classification(n_samples=300, n_features=5, n_informative=3, n_redundant=0,
+                               weights=[weights], flip_y=0.02, class_sep=0.8, random_state=1)
+    return train_test_split(X, y, test_size=0.5, stratify=y, random_state=0)
+
+
+def test_held_out_trivial_errors_count_the_held_out_minority():
+    from svmbound.criteria.reference import held_out_trivial_errors
+
+    y = np.array([1, 1, 1, 1, -1, -1, 1, -1])
+    folds = [(np.array([0, 1, 2, 3]), np.array([4, 5, 6, 7])),
+             (np.array([4, 5, 6, 7]), np.array([0, 1, 2]))]        # row 3 never held out
+    assert held_out_trivial_errors(folds, y, None) == 3.0            # 4 of 7 held out are +1
+    w = np.array([1, 1, 1, 1, 5, 1, 1, 1.0])
+    assert held_out_trivial_errors(folds, y, w) == 4.0               # −1 weighs 7, +1 weighs 4
+    assert held_out_trivial_errors(folds, np.array([0, 1, 2, 2, 1, 0, 2, 1]), None) == 4.0
+
+
+def test_start_is_validated_when_every_bound_candidate_is_no_better_than_the_majority():
+    """With balanced class weights both bound searches run to a tiny σ² on this problem and
+    their candidates' weighted CV error is that of predicting one class (half of the weight);
+    θ₀ is then validated as well and picked, and the model finds the minority class."""
+    Xtr, Xte, ytr, yte = _imbalanced_hard()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = BoundSVC(class_weight="balanced", random_state=0).fit(Xtr, ytr)
+    sources = [c["source"] for c in est.search_.candidates]
+    bound = [c for c in est.search_.candidates if c["source"] != "start"]
+    trivial = est.search_.validation["trivial_rate"]
+    assert all(c["cv_rate"] >= trivial - 1e-12 for c in bound)
+    assert sources[-1] == "start" and "the start was validated too" in est.search_.message
+    assert est.search_.chosen == "start" and est.search_.fun < trivial
+    assert np.mean(est.predict(Xte)[yte == 1] == 1) > 0.5
+
+
+def test_start_is_not_validated_when_a_bound_candidate_beats_the_majority():
+    X, y = make_classification(n_samples=120, n_features=4, random_state=3)
+    est = BoundSVC().fit(X, y)
+    assert "start" not in [c["source"] for c in est.search_.candidates]
+    assert est.search_.fun < est.search_.validation["trivial_rate"]
+
+
+def test_a_pick_no_better_than_the_majority_is_reported():
+    """Unweighted, the 16 positives of 150 are not separable enough: no candidate beats
+    always predicting the majority in 5-fold CV. The fit says so (ModelWarning, problems)."""
+    Xtr, _, ytr, _ = _imbalanced_hard()
+    with pytest.warns(ModelWarning, match="no better than always predicting the larger class"):
+        est = BoundSVC(random_state=0).fit(Xtr, ytr)
+    assert any("5-fold CV error rate" in p for p in est.search_.problems)

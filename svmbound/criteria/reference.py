@@ -67,6 +67,18 @@ def held_out_total(folds, weights, n: int) -> float:
     return float(held.size) if weights is None else float(np.asarray(weights)[held].sum())
 
 
+def held_out_trivial_errors(folds, y, weights) -> float:
+    """The errors a validation would count for the classifier that always predicts the class
+    with the largest held-out total (count, or summed weights): that total subtracted from
+    ``held_out_total``. A candidate with at least this many errors is no better than it."""
+    held = np.concatenate([te for _, te in folds])
+    labels = np.asarray(y)[held]
+    w = np.ones(held.size) if weights is None else np.asarray(weights, dtype=float)[held]
+    _, inverse = np.unique(labels, return_inverse=True)
+    per_class = np.bincount(inverse, weights=w)
+    return float(per_class.sum() - per_class.max())
+
+
 class _ReferenceCriterion(Criterion):
     loss = "l1"
     differentiable = False
