@@ -202,8 +202,7 @@ class Criterion(Objective):
         The radius thread solves under a stop flag of this call (``solvers.interrupt``): a
         Ctrl-C while the SVM is solved, or while its result is awaited, stops the radius QP too
         (also one that has not started yet), so the interruption is not held up by it."""
-        from concurrent.futures import ThreadPoolExecutor
-
+        from .._parallel import leaf_pool
         from ..solvers.interrupt import StopFlag, stop_scope
         from ..solvers.qp import cache_share, cache_share_scope
 
@@ -213,14 +212,18 @@ class Criterion(Objective):
             with stop_scope(flag), cache_share_scope(half):
                 return radius()
 
-        with StopFlag() as flag, ThreadPoolExecutor(max_workers=1) as pool:
-            future = pool.submit(radius_in_scope)
+        with StopFlag() as flag:
+            future = leaf_pool().submit(radius_in_scope)   # a kept thread: none started here
             try:
                 with cache_share_scope(half):
                     svm = self.solve_svm(C, kernel)
                 return svm, future.result()
             except BaseException:
                 flag.set()
+                # the radius stops at its next iteration (or never starts): wait for it, so
+                # that nothing of this evaluation runs on after it has failed
+                from concurrent.futures import wait
+                wait([future])
                 raise
 
     def solve_radius(self, kernel: Kernel, shift=0.0) -> RadiusSolution:
