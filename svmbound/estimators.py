@@ -393,10 +393,12 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         annealing) means the radius–margin bound of the loss, as before."""
         return "radius-margin" if self.criterion == "auto" else self.criterion
 
-    def _validate(self):
-        """Parameters: scikit-learn's ``_parameter_constraints``, then what depends on several
-        of them; returns the criterion class."""
-        self._validate_params()
+    def _validate(self, params_checked: bool = False):
+        """Parameters: scikit-learn's ``_parameter_constraints`` (unless ``params_checked``:
+        the caller just did), then what depends on several of them; returns the criterion
+        class."""
+        if not params_checked:
+            self._validate_params()
         split_degree(self.degree, self.kernel, self.search)
         cls = criterion_class(self._criterion_name(), self.loss)
         if self.search in GRADIENT_SEARCHES and not cls.differentiable:
@@ -601,7 +603,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         weights, kept = self.sample_weights(y_pm, sample_weight)
         if kept is not None:          # weight 0: dropped, as LIBSVM does
             X, y_pm = X[kept], y_pm[kept]
-        self._validate()
+        self._validate(params_checked=True)     # _validate_params ran at the start of _fit
         degenerate = warn_if_degenerate(X)
         if weights is not None and self.search == "convex":
             raise ValueError("search='convex' (De Bie et al.) has no per-sample C_i; use "

@@ -5,6 +5,7 @@
 L1: (R² + Δ/C)(‖w‖² + 2CΣξ), Chung 3.3).
 """
 
+import functools
 import inspect
 
 from .base import Criterion, Evaluation
@@ -44,9 +45,11 @@ def criterion_class(name: str, loss: str | None = None) -> type:
     return cls
 
 
-def _keyword_parameters(cls) -> set:
+@functools.lru_cache(maxsize=None)
+def _keyword_parameters(cls) -> frozenset:
     """Keyword parameters a criterion class accepts: those of every ``__init__`` along its
-    class hierarchy (each passes ``**kw`` on to its base)."""
+    class hierarchy (each passes ``**kw`` on to its base). Kept per class (``inspect`` took
+    about 2 ms of a 40 ms fit)."""
     names = set()
     for klass in cls.__mro__:
         init = klass.__dict__.get("__init__")
@@ -56,7 +59,7 @@ def _keyword_parameters(cls) -> set:
             if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name not in (
                     "self", "X", "y", "kernel"):
                 names.add(p.name)
-    return names
+    return frozenset(names)
 
 
 def make_criterion(name: str, X, y, kernel, *, loss: str | None = None, random_state=None,

@@ -18,6 +18,7 @@ formulas that involve C use C_i through :meth:`Criterion.l2_shift` (1/C_i, the L
 
 from __future__ import annotations
 
+import functools
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -305,12 +306,18 @@ class Criterion(Objective):
     def losses(cls) -> tuple:
         """The losses this criterion can be computed for (a class with a ``loss`` constructor
         argument, e.g. CV error, takes both)."""
-        import inspect
-
-        return ("l1", "l2") if "loss" in inspect.signature(cls.__init__).parameters else (cls.loss,)
+        return ("l1", "l2") if _takes_loss(cls.__init__) else (cls.loss,)
 
     @classmethod
     def describe(cls) -> dict:
         return {"name": cls.name, "loss": "/".join(cls.losses()),
                 "differentiable": cls.differentiable, "formula": cls.formula,
                 "source": cls.source}
+
+
+@functools.lru_cache(maxsize=None)
+def _takes_loss(init) -> bool:
+    """Whether a criterion's ``__init__`` has a ``loss`` parameter (kept per function)."""
+    import inspect
+
+    return "loss" in inspect.signature(init).parameters
