@@ -11,6 +11,7 @@ evaluations. Used to choose ``STAGE_MAX_FEV`` and to reject a looser ``STAGE_GTO
 
     python benchmarks/default_variants.py [--data DIR] [--set NAME=VALUE ...] [--n-folds K]
         [--cache-size MB] [--json-out FILE] [--skip-big | --only-big]
+    python benchmarks/default_variants.py --compare A1.jsonl,A2.jsonl=B1.jsonl,B2.jsonl
 
 ``--set STAGE_MAX_FEV=6`` sets ``svmbound.strategy.STAGE_MAX_FEV``; ``STAGE_GTOL`` is passed to
 the searches as their ``gtol``. ``--skip-big`` leaves out the six largest cases (mushrooms,
@@ -69,10 +70,16 @@ def main(argv=None):
                     help="write one JSON line per case: its test errors and the recorded peers'")
     ap.add_argument("--cache-size", type=_cache_arg, default=None,
                     help="BoundSVC's cache_size (MB or 'auto'; default: the estimator's)")
+    ap.add_argument("--compare", nargs="+", metavar="A.jsonl=B.jsonl", default=None,
+                    help="no fits: the geometric mean over the cases of the time ratio A/B, each "
+                         "side the smallest time over its files (A and B: comma-separated "
+                         "--json-out files of two versions, e.g. interleaved runs)")
     which = ap.add_mutually_exclusive_group()
     which.add_argument("--skip-big", action="store_true")
     which.add_argument("--only-big", action="store_true")
     args = ap.parse_args(argv)
+    if args.compare:
+        return compare(args.compare)
     root = data_root(args.data)
     if root is None:
         return 2
@@ -128,6 +135,30 @@ def main(argv=None):
               f"worst {d.max():+.2f} >+2: {int((d > 2).sum())}  time {total[loss]:.1f}s  "
               f"trainings median {np.median(trainings[loss])} "
               f"search evals median {np.median(evals[loss])}", flush=True)
+    return 0
+
+
+def compare(pairs) -> int:
+    """Print, for each A=B pair of --json-out file lists, the geometric mean over the cases
+    (and over those whose B time is under 0.1 s) of min time in A / min time in B."""
+    def times(files):
+        out = {}
+        for f in files.split(","):
+            for line in open(f):
+                r = json.loads(line)
+                key = (r["suite"], r["case"], r["loss"])
+                out[key] = min(out.get(key, np.inf), r["time_s"])
+        return out
+
+    for pair in pairs:
+        a, _, b = pair.partition("=")
+        ta, tb = times(a), times(b)
+        keys = sorted(set(ta) & set(tb))
+        ratio = np.array([ta[k] / tb[k] for k in keys])
+        small = np.array([ta[k] / tb[k] for k in keys if tb[k] < 0.1])
+        print(f"{a} / {b}: {len(keys)} fits, time ratio gmean {np.exp(np.log(ratio).mean()):.3f}"
+              + (f"; {small.size} fits under 0.1 s: {np.exp(np.log(small).mean()):.3f}"
+                 if small.size else ""))
     return 0
 
 
