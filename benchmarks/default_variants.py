@@ -2,14 +2,17 @@
 
 Re-running GridSearchCV for every variant of the default would take hours on 2 cores; its test
 errors on the 94 public cases of ``vs_peers.py`` are recorded in
-``benchmarks/results/vs_peers-2cores.jsonl`` (same splits, same data). This script fits
+``benchmarks/results/vs_peers-2cores.jsonl`` (same splits, same data), and on the 22 cases of
+the ``aside`` suite (``--suites aside``: cases for checking a change on data no default was
+chosen on) in ``benchmarks/results/aside-2cores.jsonl``. This script fits
 ``BoundSVC(loss=l2|l1, n_jobs=2)`` on each case with a setting of ``svmbound.strategy`` changed
 and prints, per loss, the mean and worst test error minus grid search's, the cases more than
 2 points worse, the total fit time, and the medians of trainings and of bound-search
 evaluations. Used to choose ``STAGE_MAX_FEV`` and to reject a looser ``STAGE_GTOL`` and
 3-fold CV (BENCHMARKS.md, "Variants of the default").
 
-    python benchmarks/default_variants.py [--data DIR] [--set NAME=VALUE ...] [--n-folds K]
+    python benchmarks/default_variants.py [--data DIR] [--suites ida libsvm sklearn aside]
+        [--set NAME=VALUE ...] [--n-folds K]
         [--cache-size MB] [--json-out FILE] [--skip-big | --only-big]
     python benchmarks/default_variants.py --compare A1.jsonl,A2.jsonl=B1.jsonl,B2.jsonl
 
@@ -38,7 +41,8 @@ from vs_peers import cases  # noqa: E402
 from svmbound.cli import _cache_arg  # noqa: E402
 
 BIG = {"mushrooms", "ijcnn1-5k", "a1a", "w1a", "splice", "svmguide1"}
-RECORDED = Path(__file__).resolve().parent / "results" / "vs_peers-2cores.jsonl"
+RECORDED = (Path(__file__).resolve().parent / "results" / "vs_peers-2cores.jsonl",
+            Path(__file__).resolve().parent / "results" / "aside-2cores.jsonl")
 
 
 def apply_settings(settings) -> None:
@@ -74,6 +78,9 @@ def main(argv=None):
                     help="no fits: the geometric mean over the cases of the time ratio A/B, each "
                          "side the smallest time over its files (A and B: comma-separated "
                          "--json-out files of two versions, e.g. interleaved runs)")
+    ap.add_argument("--suites", nargs="+", default=["ida", "libsvm", "sklearn"],
+                    help="suites of vs_peers.py (default: the public ones; 'aside': the cases "
+                         "for checking a change, grid errors in results/aside-2cores.jsonl)")
     which = ap.add_mutually_exclusive_group()
     which.add_argument("--skip-big", action="store_true")
     which.add_argument("--only-big", action="store_true")
@@ -88,16 +95,17 @@ def main(argv=None):
     apply_settings(args.set)
     extra = {} if args.cache_size is None else {"cache_size": args.cache_size}
     recorded = {}
-    with open(RECORDED) as fh:
-        for line in fh:
-            r = json.loads(line)
-            recorded[(r["suite"], r["case"])] = r["methods"]
+    for path in RECORDED:
+        with open(path) as fh:
+            for line in fh:
+                r = json.loads(line)
+                recorded[(r["suite"], r["case"])] = r["methods"]
     diff = {"l2": [], "l1": []}
     total = {"l2": 0.0, "l1": 0.0}
     trainings = {"l2": [], "l1": []}
     evals = {"l2": [], "l1": []}
     per_case = []
-    for suite, name, load in cases(root, ("ida", "libsvm", "sklearn")):
+    for suite, name, load in cases(root, args.suites):
         if (args.skip_big and name in BIG) or (args.only_big and name not in BIG):
             continue
         X, y, Xt, yt = load()
