@@ -414,3 +414,42 @@ def test_max_fev_budget_stops_at_the_last_accepted_point():
     assert res.fun == min(e["value"] for e in accepted)
     with pytest.raises(ValueError, match="max_fev"):
         minimize_projected_bfgs(rosen, rosen_grad, [0.0, 0.0], max_fev=0)
+
+
+def test_quadratic_backtrack_factor_is_the_minimiser_of_the_interpolant():
+    from svmbound.search.bfgs import backtrack_factor
+
+    # φ(t) = 1 − 2t + 5t²: φ(0) = 1, φ'(0) = −2, φ(1) = 4; minimiser t = 2 / 10 = 0.2
+    assert backtrack_factor("quadratic", 0.5, 1.0, -2.0, 4.0) == pytest.approx(0.2)
+    assert backtrack_factor("quadratic", 0.5, 1.0, -2.0, 1e6) == 0.1       # safeguard below
+    assert backtrack_factor("quadratic", 0.5, 1.0, -2.0, -0.5) == 0.5      # and above
+    assert backtrack_factor("quadratic", 0.5, 1.0, -2.0, np.inf) == 0.5    # not finite: γ
+    assert backtrack_factor("quadratic", 0.5, 1.0, -2.0, np.nan) == 0.5
+    assert backtrack_factor("halve", 0.5, 1.0, -2.0, 4.0) == 0.5
+
+
+def test_quadratic_backtracking_needs_fewer_trials_when_the_first_step_overshoots():
+    """f(x) = 100 (x − 0.9)² from 1: the gradient step, capped at length 2 (λ = 1/16), lands at
+    −0.25, far beyond the minimum; halving needs three more trials (λ = 1/32, 1/64, 1/128),
+    the interpolation one (t clipped to 0.1); both end at the minimiser."""
+    def fun(x):
+        return float(100.0 * (x[0] - 0.9) ** 2)
+
+    def grad(x):
+        return np.array([200.0 * (x[0] - 0.9)])
+
+    runs = {how: minimize_projected_bfgs(fun, grad, [1.0], -10.0, 10.0, gtol=1e-8,
+                                         backtrack=how)
+            for how in ("halve", "quadratic")}
+    for res in runs.values():
+        assert res.success and res.x[0] == pytest.approx(0.9, abs=1e-6)
+    first = {how: next(i for i, e in enumerate(r.path[1:], 1) if e["accepted"])
+             for how, r in runs.items()}
+    assert first == {"halve": 4, "quadratic": 2}, first
+    assert runs["quadratic"].nfev < runs["halve"].nfev
+
+
+def test_backtrack_must_be_known():
+    with pytest.raises(ValueError, match="backtrack must be one of 'halve', 'quadratic'"):
+        minimize_projected_bfgs(lambda x: float(x @ x), lambda x: 2 * x, [1.0],
+                                backtrack="cubic")

@@ -320,3 +320,25 @@ def test_a_pick_no_better_than_the_majority_is_reported():
     with pytest.warns(ModelWarning, match="no better than always predicting the larger class"):
         est = BoundSVC(random_state=0).fit(Xtr, ytr)
     assert any("5-fold CV error rate" in p for p in est.search_.problems)
+
+
+def test_bound_searches_interpolate_their_backtracking_and_named_searches_halve(monkeypatch):
+    """criterion='auto' runs its two bound searches with the quadratic line-search reduction
+    (strategy.STAGE_BACKTRACK); a named criterion keeps Chung's halving."""
+    import svmbound.search as search_module
+    from svmbound import strategy
+
+    seen = []
+    real = search_module.minimize_projected_bfgs
+
+    def spy(*a, **k):
+        seen.append(k.get("backtrack", "halve"))
+        return real(*a, **k)
+
+    monkeypatch.setattr(search_module, "minimize_projected_bfgs", spy)
+    X, y = make_classification(n_samples=80, n_features=4, random_state=0)
+    BoundSVC().fit(X, y)
+    assert seen == [strategy.STAGE_BACKTRACK] * 2 and strategy.STAGE_BACKTRACK == "quadratic"
+    seen.clear()
+    BoundSVC(criterion="radius-margin").fit(X, y)
+    assert seen == ["halve"]

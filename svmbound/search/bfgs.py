@@ -198,6 +198,22 @@ def initial_step_length(x, p, lower, upper, max_step: float, gamma: float) -> fl
     return lam
 
 
+#: Line-search reductions of ``minimize_projected_bfgs`` (``backtrack``).
+BACKTRACKS = ("halve", "quadratic")
+
+
+def backtrack_factor(how: str, gamma: float, f0: float, slope: float, f1) -> float:
+    """The factor t of λ ← tλ after the trial point x + d failed (4.6): γ for 'halve'; for
+    'quadratic' the minimiser of the quadratic through φ(0) = f0, φ'(0) = slope = ∇fᵀd < 0 and
+    φ(1) = f1 (Nocedal & Wright eq. 3.57), clipped to [0.1, 0.5] — γ when f1 is not finite."""
+    if how == "halve" or f1 is None or not np.isfinite(f1):
+        return gamma
+    curvature = f1 - f0 - slope          # > 0 whenever (4.6) failed with slope < 0
+    if not curvature > 0.0:
+        return gamma
+    return float(np.clip(-slope / (2.0 * curvature), 0.1, 0.5))
+
+
 def sufficient_decrease(f_new: float, f: float, g: np.ndarray, step: np.ndarray,
                         sigma1: float) -> bool:
     """Chung (4.6) with the projected step d = P(x + λp) − x:  f(x + d) ≤ f(x) + σ₁∇f(x)ᵀd.
@@ -232,7 +248,7 @@ def minimize_projected_bfgs(fun: Callable[[np.ndarray], float],
                             gamma: float = 0.5, max_step: float = 2.0, gtol: float = 1e-5,
                             xtol: float = 1e-6, ftol: float = 1e-9, max_iter: int = 100,
                             max_backtracks: int = 30, gtol_rel: float = 0.0,
-                            max_fev: int | None = None,
+                            max_fev: int | None = None, backtrack: str = "halve",
                             callback: Callable[[np.ndarray, float], None] | None = None,
                             ) -> SearchResult:
     """Minimise ``fun`` over the box [lower, upper] by Chung's projected BFGS (§4.2).
@@ -266,6 +282,13 @@ def minimize_projected_bfgs(fun: Callable[[np.ndarray], float],
         Maximum number of accepted steps.
     max_backtracks : int
         Maximum number of reductions λ ← γλ in one line search.
+    backtrack : 'halve' or 'quadratic'
+        How λ is reduced after a trial point fails (4.6). 'halve' (Chung): λ ← γλ.
+        'quadratic': λ ← tλ with t the minimiser of the quadratic through φ(0) = f(x),
+        φ'(0) = ∇f(x)ᵀd and φ(1) = f(x + d) along the failed step d (Nocedal & Wright §3.5,
+        eq. 3.57), t = −φ'(0) / (2(φ(1) − φ(0) − φ'(0))), safeguarded to [0.1, 0.5]; γλ when
+        f(x + d) is not finite. Same test (4.6), fewer trial points when the first step
+        overshoots a minimum by far.
     max_fev : int or None
         Budget of function evaluations (None: none). When a trial point would be the
         ``max_fev + 1``-th evaluation, the search stops at the last accepted point (status
@@ -294,6 +317,9 @@ def minimize_projected_bfgs(fun: Callable[[np.ndarray], float],
     if not (gamma < 1.0):
         raise ValueError(f"gamma must be in (0, 1), got {gamma!r}")
     max_step = _check_positive(max_step, "max_step")
+    if backtrack not in BACKTRACKS:
+        raise ValueError(f"backtrack must be one of {', '.join(map(repr, BACKTRACKS))}, got "
+                         f"{backtrack!r}")
     gtol = _check_positive(gtol, "gtol", allow_zero=True)
     gtol_rel = _check_positive(gtol_rel, "gtol_rel", allow_zero=True)
     xtol = _check_positive(xtol, "xtol", allow_zero=True)
@@ -373,9 +399,10 @@ def minimize_projected_bfgs(fun: Callable[[np.ndarray], float],
                 break
             # Backtracking on (4.6).
             restart = False
+            f_trial = None
             for k in range(max_backtracks + 1):
                 if k > 0:
-                    lam *= gamma
+                    lam *= backtrack_factor(backtrack, gamma, f, float(g @ step), f_trial)
                     step = project(x + lam * p, lower, upper) - x
                 if not (float(g @ step) < 0.0):
                     # clipped quasi-Newton step is not a descent step: retry along −∇f
