@@ -375,10 +375,9 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     if min(r["cv_errors"] for r in records) >= trivial - 1e-9:
         # every bound's candidate is no better than predicting the larger class (both
         # searches ran off, e.g. to a σ² so small that the SVM memorises): validate θ₀ too
-        known = [t for _, t in cands]
-        extra = [(src, t) for src, t in candidate_points(x0, [], lower, upper, steps,
-                                                         start_steps, include_start=True)
-                 if not any(np.allclose(t, u, rtol=0, atol=1e-9) for u in known)]
+        # the same list with the start appended (candidate_points drops its duplicates)
+        extra = candidate_points(x0, minima, lower, upper, steps, start_steps,
+                                 include_start=True)[len(cands):]
         validate(extra)
         start_added = bool(extra)
     n_trainings += cv.n_trainings
