@@ -15,10 +15,11 @@
    tolerance (``STAGE_GTOL``) or after ``STAGE_MAX_FEV`` (8) evaluations, and solves at
    ``STAGE_TOL`` (1e-3) at least: it only has to find the region. A failed trial step is
    shortened by quadratic interpolation (``STAGE_BACKTRACK``) rather than Chung's halving.
-3. **Candidates**: each search's minimum, and the span bound's minimum with C multiplied by
-   e² (``NEIGHBOUR_STEPS``; the bounds' known bias is towards too small a C — Chung §4.3):
-   three points, two kernels. (θ₀ and the radius–margin minimum's step were candidates too
-   until measured to add nothing: ``START_CANDIDATE``, BENCHMARKS.md "Fewer candidates".)
+3. **Candidates**: each search's minimum, and the span bound's and the L2 radius–margin
+   bound's minima with C multiplied by e² (``NEIGHBOUR_STEPS``; the bounds' known bias is
+   towards too small a C — Chung §4.3): four points (L2) or three (L1), two kernels. (θ₀ was a
+   candidate too until measured to add nothing: ``START_CANDIDATE``, BENCHMARKS.md "Fewer
+   candidates".)
    When every one of them validates no better than always predicting the larger class (both
    searches ran off, e.g. to a σ² at which the SVM memorises: seen with balanced class
    weights on a hard imbalanced problem), θ₀ is validated too; a pick that is still no better
@@ -150,14 +151,23 @@ STAGE_TOL = 1e-3
 STAGE_BACKTRACK = "quadratic"
 #: Steps (Δ ln C, Δ ln σ²) from a bound's minimum that are candidates too, by the bound's
 #: name (a bound not listed: its minimum alone). The bounds' known bias is towards too small a
-#: C (Chung §4.3, Table 4.1; ijcnn1 in issue 12); the step is kept for the span bound, the more
-#: reliable one (Chapelle), whose minimum and step CV picks most often. Measured
-#: (``benchmarks/vs_peers.py --candidate-errors``, BENCHMARKS.md "Fewer candidates"): over the
-#: 94 public cases and the 22 cases of the ``aside`` suite, the pick among {span minimum, its
-#: step, radius–margin minimum} is as good as among the five candidates of before (these three,
-#: the radius–margin minimum's step and θ₀; mean test error − GridSearchCV's within 0.04 points
-#: either way, both losses), at 15 CV trainings instead of 25.
-NEIGHBOUR_STEPS = {"span": ((2.0, 0.0),)}
+#: C (Chung §4.3, Table 4.1; ijcnn1 in issue 12). Measured (``benchmarks/vs_peers.py
+#: --candidate-errors``, ``benchmarks/default_variants.py``, ``benchmarks/multiclass.py``;
+#: BENCHMARKS.md "Fewer candidates" and "Multi-class: the radius–margin step back"):
+#:
+#: * the span bound's step (the more reliable bound, Chapelle): the CV picks its minimum or
+#:   its step most often;
+#: * the L2 radius–margin bound's step: the CV's pick on multi-class data (letter: 227 CV
+#:   errors against 236 for the best span candidate, 12.2 % test error against 12.9 %); over
+#:   the binary suites neutral (public 88 cases −0.08 against −0.12 points, aside 22 cases
+#:   −0.09 against −0.02), five CV trainings more;
+#: * no step for the L1 radius–margin bound (Chung 3.3): its minimum is a (near) hard-margin
+#:   machine, no α at its bound C, so a larger C trains the same machine: the same CV errors
+#:   and hinge loss at the minimum and its step on all 7 multi-class sets, and over the binary
+#:   suites the same mean test error with and without the step (public −0.256 / −0.257,
+#:   aside −0.059 both) — five trainings for nothing;
+#: * θ₀ and its steps (``START_CANDIDATE``): the picks without them are as good.
+NEIGHBOUR_STEPS = {"span": ((2.0, 0.0),), "rm-l2": ((2.0, 0.0),)}
 #: Steps from the start θ₀ (scikit-learn's defaults C = 1, gamma='scale') that are candidates,
 #: when the start is a candidate (``START_CANDIDATE``).
 START_STEPS = ()

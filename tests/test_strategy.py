@@ -90,20 +90,26 @@ def test_candidates_steps_by_bound_and_the_start_only_when_asked():
     assert [s for s, _ in with_start][-2:] == ["start", "start, ln C +3"]
 
 
-def test_default_candidates_are_the_minima_and_the_span_step():
+def test_default_candidates_are_the_minima_and_their_steps():
     """The default strategy's candidates (strategy.NEIGHBOUR_STEPS, START_CANDIDATE): each
-    bound's minimum and the span minimum with C·e², in that order, and CV picks among them."""
+    bound's minimum, the span minimum with C·e² and, for the L2 loss, the radius–margin minimum
+    with C·e², in that order; CV picks among them."""
     X, y = make_classification(n_samples=120, n_features=4, random_state=3)
-    for loss in ("l2", "l1"):
+    top = DEFAULT_BOUNDS["log_C"][1]
+    for loss, expected in (("l2", ["span minimum", "span minimum, ln C +2", "rm-l2 minimum",
+                                   "rm-l2 minimum, ln C +2"]),
+                           ("l1", ["span minimum", "span minimum, ln C +2", "rm-l1 minimum"])):
         est = BoundSVC(loss=loss).fit(X, y)
-        sources = [c["source"] for c in est.search_.candidates]
-        assert sources[:2] == ["span minimum", "span minimum, ln C +2"]
-        assert set(sources) <= {"span minimum", "span minimum, ln C +2", f"rm-{loss} minimum"}
-        span = np.asarray(est.search_.stages["span"].x)
-        np.testing.assert_allclose(est.search_.candidates[0]["x"], span)
-        step = est.search_.candidates[1]["x"]
-        np.testing.assert_allclose(step, [min(span[0] + 2.0, DEFAULT_BOUNDS["log_C"][1]),
-                                          span[1]])
+        cands = est.search_.candidates
+        sources = [c["source"] for c in cands]
+        # a step clipped onto another candidate is dropped as a duplicate; none is here
+        assert sources == expected
+        for i, stage in ((0, "span"), (2, f"rm-{loss}")):
+            x = np.asarray(est.search_.stages[stage].x)
+            np.testing.assert_allclose(cands[i]["x"], x)
+            if i + 1 < len(cands) and sources[i + 1].startswith(stage):
+                np.testing.assert_allclose(cands[i + 1]["x"], [min(x[0] + 2.0, top), x[1]])
+        assert est.search_.fun == min(c["cv_rate"] for c in cands)
 
 
 def test_search_budget_stops_each_bound_search(monkeypatch):
