@@ -36,7 +36,7 @@ def test_default_beats_a_vacuous_radius_margin_minimum(imbalanced):
     assert err_auto < err_rm - 0.02
     # the pick is the candidate with the fewest CV errors, and the model is trained there
     cands = auto.search_.candidates
-    best = min(cands, key=lambda c: (c["cv_errors"], c["cv_hinge"]))
+    best = min(cands, key=lambda c: (c["cv_errors"], c["x"][0], c["cv_hinge"]))
     assert auto.search_.chosen == best["source"]
     np.testing.assert_allclose(auto.best_theta_, best["x"])
     assert auto.n_trainings_ > auto.search_.n_folds * len(cands)
@@ -182,35 +182,38 @@ def test_default_strategy_warns_when_every_candidate_is_degenerate(imbalanced):
 
 
 def test_next_usable_candidate_takes_the_next_by_cv_order():
-    """After an unusable pick, the candidates are tried in the pick's order (errors, then
-    hinge) and the first usable one becomes the choice; with none usable, nothing changes."""
+    """After an unusable pick, the candidates are tried in the pick's order (errors, then the
+    smaller C, then hinge) and the first usable one becomes the choice; with none usable,
+    nothing changes."""
     from svmbound.checks import SEVERE
     from svmbound.search.result import SearchResult
     from svmbound.strategy import next_usable_candidate
 
     def result():
-        cands = [{"source": s, "x": [float(i), 0.0], "cv_errors": e, "cv_hinge": h,
-                  "cv_rate": e / 100} for i, (s, e, h) in
-                 enumerate([("b", 5, 0.2), ("a", 3, 0.1), ("c", 5, 0.1), ("d", 9, 0.0)])]
-        return SearchResult(x=np.array([1.0, 0.0]), fun=0.03, candidates=cands, chosen="a",
+        # x = (ln C, an index that names the candidate); order: a, e, c, b, d
+        cands = [{"source": s, "x": [c, float(i)], "cv_errors": e, "cv_hinge": h,
+                  "cv_rate": e / 100} for i, (s, c, e, h) in
+                 enumerate([("b", 2.0, 5, 0.1), ("a", 1.0, 3, 0.1), ("c", 0.0, 5, 0.2),
+                            ("e", 0.0, 5, 0.1), ("d", 3.0, 9, 0.0)])]
+        return SearchResult(x=np.array([1.0, 1.0]), fun=0.03, candidates=cands, chosen="a",
                             message="chose a")
 
     bad = [f"the model {next(iter(SEVERE))}"]
     tried = []
 
-    def train(theta):   # "c" (5 errors, hinge 0.1, 2nd in order) is unusable, "b" is fine
-        tried.append(theta[0])
-        return theta + 0.5, ("model", theta[0]), bad if theta[0] == 2.0 else []
+    def train(theta):   # "e" (5 errors, smallest C, smaller hinge: next in order) is unusable
+        tried.append(theta[1])
+        return theta + 0.5, ("model", theta[1]), bad if theta[1] == 3.0 else []
 
     res = result()
     outcome, n = next_usable_candidate(res, bad, train)
-    assert tried == [2.0, 0.0] and n == 2
-    assert outcome == ("model", 0.0) and res.chosen == "b" and res.fun == 0.05
-    np.testing.assert_array_equal(res.x, [0.5, 0.5])
-    assert "took the b instead" in res.message
+    assert tried == [3.0, 2.0] and n == 2
+    assert outcome == ("model", 2.0) and res.chosen == "c" and res.fun == 0.05
+    np.testing.assert_array_equal(res.x, [0.5, 2.5])
+    assert "took the c instead" in res.message
     res = result()
     outcome, n = next_usable_candidate(res, bad, lambda t: (t, None, bad))
-    assert outcome is None and n == 3 and res.chosen == "a" and res.message == "chose a"
+    assert outcome is None and n == 4 and res.chosen == "a" and res.message == "chose a"
 
 
 def _kkt_violation(est, X, y):
