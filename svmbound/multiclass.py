@@ -180,8 +180,10 @@ def _fit_shared(est, X, y_idx, t0, weights=None):
     degree, _ = split_degree(est.degree, est.kernel, est.search)
     kernel0 = base_kernel(est.kernel, degree, est.coef0, X.shape[1], est.groups)
 
+    pair_jobs = {"n_jobs": est.n_jobs}   # the bound searches' threads over the pairs (below)
+
     def factory(name, X_, y_, kernel_, **kw):
-        kw.setdefault("n_jobs", est.n_jobs)   # the strategy passes its own for the CV
+        kw.setdefault("n_jobs", pair_jobs["n_jobs"])   # the strategy passes its own for the CV
         if weights is not None:               # the strategy passes them too
             kw["weights"] = weights
         return pairwise_criterion(name, X_, y_, kernel_, n_classes=k, **kw)
@@ -205,6 +207,18 @@ def _fit_shared(est, X, y_idx, t0, weights=None):
     prevs = pair_rates = None
     with est._searching(run, bar):
         if crit is None:
+            # the default strategy runs its bound searches side by side (unless a search log
+            # needs them in order): each gets its share of the n_jobs threads for its pairs, so
+            # that no more than n_jobs threads run at once. On 2 cores the summed-bound searches
+            # of letter (325 pairs of ~115 rows) took 7.9 s with 2 pair threads per search and
+            # 5.6 s with 1; digits 1.3 → 1.0 s (BENCHMARKS.md, "Multi-class threads").
+            if run is None or run.log is None:
+                from joblib import effective_n_jobs
+
+                from .strategy import AUTO_BOUNDS
+
+                pair_jobs["n_jobs"] = max(1, effective_n_jobs(est.n_jobs)
+                                          // len(AUTO_BOUNDS[est.loss]))
             result, theta, n_search = est._run_auto(X, y_idx, kernel0, lower, upper, x0,
                                                     callback, run, weights=weights,
                                                     criterion_factory=factory)
