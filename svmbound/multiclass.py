@@ -219,9 +219,9 @@ def _fit_shared(est, X, y_idx, t0, weights=None):
 
                 pair_jobs["n_jobs"] = max(1, effective_n_jobs(est.n_jobs)
                                           // len(AUTO_BOUNDS[est.loss]))
-            result, theta, n_search = est._run_auto(X, y_idx, kernel0, lower, upper, x0,
-                                                    callback, run, weights=weights,
-                                                    criterion_factory=factory)
+            result, theta, n_search, _ = est._run_auto(X, y_idx, kernel0, lower, upper, x0,
+                                                       callback, run, weights=weights,
+                                                       criterion_factory=factory)
             est.criterion_name_ = "auto"
         else:
             crit = run.wrap(crit)

@@ -342,7 +342,7 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
             res = minimize(crit.fun, crit.grad, x0, lower, upper, callback, gtol=gtol,
                            max_fev=max_fev, backtrack=STAGE_BACKTRACK)
         res.criterion = crit.name
-        return crit.name, res, crit.n_trainings
+        return crit.name, res, crit.n_trainings, _solution_at(crit, res.x, loss, split)
 
     # the searches are independent: joblib threads (numba SMO and BLAS release the GIL)
     from ._parallel import parallel_map
@@ -350,8 +350,11 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     done = parallel_map(search, names, 1 if sequential_searches else n_jobs)
     minima, stages, path = [], {}, []
     n_trainings = nfev = njev = 0
-    for name, res, n_train in done:
+    solutions = {}
+    for name, res, n_train, sol in done:
         stages[name] = res
+        if sol is not None:
+            solutions[f"{name} minimum"] = sol
         minima.append((name, np.asarray(res.x, float)))
         n_trainings += n_train
         nfev += res.nfev
@@ -413,7 +416,30 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         message=message, path=path, candidates=records, stages=stages, chosen=chosen["source"],
         n_folds=cv.n_folds, subsample=sub,
         validation={"how": how.split(" (")[0], "trivial_rate": trivial / n_held})
+    # (solution, θ) of the search's own solve at the chosen minimum, for the final training
+    # (popped by the estimator: not part of search_)
+    warm = solutions.get(chosen["source"].split(", ")[0])
+    if warm is not None:
+        result.final_warm_start = warm
     return result, n_trainings
+
+
+def _solution_at(crit, x, loss: str, split) -> tuple | None:
+    """(solution, θ): the SVM solution a bound search made at its minimum ``x``, when it is one the final
+    model can start from: the criterion's last evaluation was at ``x`` (not a rejected trial
+    after it), on every row (no subsample), of the estimator's loss, a binary solution. When
+    the minimum is chosen the final training (same θ, same tolerance: ``STAGE_TOL`` =
+    ``VALIDATION_TOL``) starts from it and stops at once — one training on every row saved.
+    None otherwise."""
+    from .solvers.svm import DualSolution
+
+    inner = getattr(crit, "criterion", crit)   # a search log's wrapper: the real criterion
+    last, sol = getattr(inner, "last", None), getattr(inner, "_svm_prev", None)
+    if (split is not None or last is None or not isinstance(sol, DualSolution)
+            or sol.loss != loss or sol.gradient_bar is None
+            or not np.array_equal(last.theta, np.asarray(x, dtype=float))):
+        return None
+    return sol, np.array(last.theta, dtype=float)
 
 
 def validation_problems(result) -> list[str]:

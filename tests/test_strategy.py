@@ -351,3 +351,33 @@ def test_bound_searches_interpolate_their_backtracking_and_named_searches_halve(
     seen.clear()
     BoundSVC(criterion="radius-margin").fit(X, y)
     assert seen == ["halve"]
+
+
+def test_final_training_starts_from_the_searchs_solution_at_a_chosen_minimum(monkeypatch):
+    """When CV picks a bound's minimum and that search's last solve was there (same rows, same
+    loss, same tolerance), the final training starts from it and stops at once; its solution
+    meets the tolerance and predicts as a cold training at the same θ; nothing of it is left
+    in search_."""
+    from svmbound import strategy
+    from svmbound.kernels import RBFKernel
+    from svmbound.solvers import solve_svm_dual
+
+    monkeypatch.setattr(strategy, "NEIGHBOUR_STEPS", {})   # the candidates: the minima alone
+    seen = 0
+    for seed in range(6):
+        X, y = make_classification(n_samples=150, n_features=5, random_state=seed)
+        est = BoundSVC(loss="l2", random_state=0).fit(X, y)
+        assert "final_warm_start" not in est.search_
+        stage = est.search_.stages[est.search_.chosen.split(" minimum")[0]]
+        if not np.array_equal(stage.path[-1]["x"], stage.x):
+            continue          # the search ended on a rejected trial: a cold final training
+        seen += 1
+        sol = est.solution_
+        assert sol.n_iter == 0 and sol.converged and sol.max_violation <= 1e-3
+        C, s2 = np.exp(est.best_theta_)
+        y_pm = np.where(y == est.classes_[1], 1.0, -1.0)
+        cold = solve_svm_dual(X, y_pm, RBFKernel(sigma2=s2), C, loss="l2", tol=1e-3)
+        assert cold.n_iter > 0
+        f_cold = cold.training_decision(y_pm)
+        np.testing.assert_array_equal(np.sign(est.decision_function(X)), np.sign(f_cold))
+    assert seen >= 2
