@@ -144,6 +144,27 @@ def test_cv_error_is_the_voting_error_on_held_out_folds(four_class):
     assert cv.n_trainings == 4 * 6 and ev.info["hinge"] > 0
 
 
+def test_cv_error_step_in_c_starts_from_the_previous_solutions(four_class):
+    """A step in C alone (same kernel) starts every (fold, pair) training from its solution at
+    the previous θ: fewer SMO iterations, the same value as a cold evaluation; a new kernel
+    starts cold (the same iterations as a fresh criterion)."""
+    X, y = four_class
+    kw = dict(loss="l1", n_folds=4, random_state=3, tol=1e-8)
+    a, b = (np.array([LOG_C, LOG_S2]), np.array([LOG_C + 1.0, LOG_S2]))
+    other = np.array([LOG_C, LOG_S2 + 0.5])
+    warm = pairwise_criterion("cv-error", X, y, RBFKernel(), **kw)
+    warm.evaluate(a)
+    ev_b = warm.evaluate(b)
+    ev_other = warm.evaluate(other)
+    cold_b = pairwise_criterion("cv-error", X, y, RBFKernel(), **kw).evaluate(b)
+    cold_other = pairwise_criterion("cv-error", X, y, RBFKernel(), **kw).evaluate(other)
+    assert ev_b.value == cold_b.value and ev_b.info["hinge"] == pytest.approx(
+        cold_b.info["hinge"], rel=1e-5)
+    assert ev_b.info["n_iter"] < cold_b.info["n_iter"]
+    assert ev_other.info["n_iter"] == cold_other.info["n_iter"]
+    assert ev_other.value == cold_other.value
+
+
 def test_string_labels(data):
     X, y, Xt, yt = data
     names = np.array(["five", "seven", "nine"], dtype=object)
