@@ -99,6 +99,73 @@ def test_a_set_scope_flag_stops_solves_that_start_later():
         solve_svm_dual(X, y, make_kernel("rbf"), 1.0)
 
 
+def test_call_here_defers_sigint_to_the_end_of_the_call_and_restores_the_handler():
+    """A SIGINT during ``call_here`` (the small solves' path in the main thread) does not
+    interrupt the call: it sets the flag and is raised again under the handler that was in
+    place once the call has returned — a KeyboardInterrupt for Python's default handler, the
+    user's handler called otherwise."""
+    from svmbound.solvers.interrupt import call_here
+
+    steps = []
+
+    def fn(x):
+        signal.raise_signal(signal.SIGINT)      # "Ctrl-C" in the middle of the call
+        steps.append("finished")
+        return x + 1
+
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        with StopFlag() as flag, pytest.raises(KeyboardInterrupt):
+            call_here(fn, 1, flag=flag)
+        assert steps == ["finished"] and flag.is_set
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        seen = []
+        signal.signal(signal.SIGINT, lambda signum, frame: seen.append(signum))
+        with StopFlag() as flag:
+            assert call_here(fn, 1, flag=flag) == 2
+        assert seen == [signal.SIGINT]
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def test_sigint_during_many_small_solves_in_the_main_thread_raises_at_once(tmp_path):
+    """Small problems are solved in the main thread (no hand-off): a Ctrl-C among thousands
+    of them still ends the program within a second, with a KeyboardInterrupt, no SystemError."""
+    script = textwrap.dedent("""
+        import sys, time
+        import numpy as np
+        from svmbound.kernels import make_kernel
+        from svmbound.solvers import solve_svm_dual
+        rng = np.random.default_rng(0)
+        X = rng.standard_normal((150, 5))
+        y = np.where(X[:, 0] + rng.standard_normal(150) > 0, 1.0, -1.0)
+        k = make_kernel("rbf")
+        solve_svm_dual(X, y, k, 10.0)
+        print("ready", flush=True)
+        t = time.time()
+        while time.time() - t < 60:
+            solve_svm_dual(X, y, k, 10.0)
+    """)
+    p = subprocess.Popen([sys.executable, "-c", script], cwd=REPO, env=_env(),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         preexec_fn=_default_sigint)
+    try:
+        assert p.stdout.readline().strip() == b"ready"
+        time.sleep(0.5)
+        t0 = time.perf_counter()
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=30)
+        elapsed = time.perf_counter() - t0
+    finally:
+        if p.poll() is None:
+            p.kill()
+    err = err.decode()
+    assert p.returncode != 0 and "KeyboardInterrupt" in err, err
+    assert "SystemError" not in err
+    assert elapsed < 2.0, elapsed
+
+
 # -- Ctrl-C in a subprocess --------------------------------------------------------------------
 def test_sigint_during_a_long_solve_exits_130_with_the_best_point_so_far(tmp_path):
     X, y = _long_problem()

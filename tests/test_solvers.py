@@ -653,3 +653,28 @@ def test_training_decision_from_the_gradient_equals_the_kernel_sum(loss, weighte
     sol = solve_svm_dual(X, y, k, C, loss=loss, tol=1e-6, weights=w)
     np.testing.assert_allclose(sol.training_decision(y),
                                decision_function(X, y, sol.alpha, sol.b, k, X), atol=1e-9)
+
+
+@pytest.mark.parametrize("loss", ["l1", "l2"])
+def test_a_small_solve_in_slices_reaches_the_same_optimum(monkeypatch, loss):
+    """Small problems are solved in slices of iterations (``qp.SLICE_ITER``), each resuming the
+    last one's α, G and Ḡ: cut into slices of 25 iterations, a solve reaches the tolerance, with
+    the objective and the decision values of the solve in one piece, and more than one slice
+    (its iterations add up)."""
+    from svmbound.solvers import qp
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((120, 4))
+    y = np.where(X[:, 0] + X[:, 1] ** 2 - 1 + 0.4 * rng.standard_normal(120) > 0, 1.0, -1.0)
+    kernel = RBFKernel(sigma2=0.7)
+    whole = solve_svm_dual(X, y, kernel, 20.0, loss=loss, tol=1e-8)
+    assert whole.n_iter > 100
+    monkeypatch.setattr(qp, "SLICE_ITER", 25)
+    monkeypatch.setattr(qp, "SLICE_ITER_PER_ROW", 0)
+    sliced = solve_svm_dual(X, y, kernel, 20.0, loss=loss, tol=1e-8)
+    assert sliced.converged and sliced.max_violation < 1e-8
+    assert sliced.n_iter > 25
+    assert sliced.objective == pytest.approx(whole.objective, rel=1e-9)
+    np.testing.assert_allclose(decision_function(X, y, sliced.alpha, sliced.b, kernel, X),
+                               decision_function(X, y, whole.alpha, whole.b, kernel, X),
+                               atol=1e-6)

@@ -16,7 +16,7 @@ import numpy as np
 from .._sparse import issparse, numba_data, sq_norms
 from ..kernels import Kernel
 from ._smo import PRECOMPUTED, RBF, smo
-from .interrupt import SolverInterrupted, StopFlag, call_interruptibly, current_flag
+from .interrupt import SolverInterrupted, StopFlag, call_here, call_interruptibly, current_flag
 
 #: Kernel-row cache size: "auto" or a number of megabytes (LIBSVM's ``-m``, SVC's cache_size).
 DEFAULT_CACHE_MB = "auto"
@@ -213,6 +213,38 @@ def _smo_and_offset(*args):
     return G, n_iter, violation, n_rows, interrupted, rho
 
 
+#: A problem of at most SMALL_ROWS rows and SMALL_WORK = n²·(features per row) is solved in the
+#: calling thread, also the main one (``interrupt.call_here``: no hand-off, SIGINT deferred), in
+#: slices of at most SLICE_ITER + SLICE_ITER_PER_ROW·n iterations, so that a Ctrl-C waits for
+#: one slice at most (about 0.1 s at 1,000 rows); a slice resumes the previous one exactly (α,
+#: G, Ḡ in place) with its working set and cache rebuilt. Larger problems go through
+#: ``interrupt.call_interruptibly``, whose 0.1–0.2 ms hand-off is nothing next to their solve.
+SMALL_ROWS = 1000
+SMALL_WORK = 5e7
+SLICE_ITER = 10_000
+SLICE_ITER_PER_ROW = 100
+
+
+def _run(args, max_iter: int, buf, flag, n: int, d_eff: float):
+    """(G, n_iter, violation, n_kernel_rows, interrupted, ρ) of ``_smo_and_offset`` on
+    ``args`` (all but max_iter, the cache and the stop flag): small problems in slices in this
+    thread, others handed off (constants above). The slicing depends on the problem alone, not
+    on the thread, so a solve gives the same bits in any thread."""
+    if n > SMALL_ROWS or float(n) * n * max(d_eff, 1.0) > SMALL_WORK:
+        return call_interruptibly(_smo_and_offset, *args, max_iter, buf, flag.array, flag=flag)
+    tol = args[-1]
+    total = rows = 0
+    while True:
+        chunk = min(max_iter - total, SLICE_ITER + SLICE_ITER_PER_ROW * n)
+        G, n_iter, violation, n_rows, interrupted, rho = call_here(
+            _smo_and_offset, *args, chunk, buf, flag.array, flag=flag)
+        total += int(n_iter)
+        rows += int(n_rows)
+        if interrupted or violation < tol or n_iter < chunk or total >= max_iter:
+            return G, total, violation, rows, interrupted, rho
+        args = args[:6] + (G,) + args[7:]          # α and Ḡ were updated in place
+
+
 def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
             max_iter=None, cache_mb=DEFAULT_CACHE_MB, gradient0=None) -> QPResult:
     """Run the numba SMO from the feasible start ``a0`` (copied, never modified).
@@ -255,13 +287,15 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
     else:
         G0, G_bar0 = (np.array(g, dtype=np.float64, copy=True) for g in gradient0)
     args = (X, sq, y, p, ub, a, G0, G_bar0, int(code), float(gamma), float(coef0), int(degree),
-            float(scale), shift, check_tol(tol), int(max_iter), cache_buffer(n, cache_mb))
+            float(scale), shift, check_tol(tol))
+    buf = cache_buffer(n, cache_mb)
+    d_eff = (X_kernel.nnz / max(n, 1)) if issparse(X_kernel) else X.shape[1]
     flag = current_flag()
     if flag is None:     # a flag of its own, registered for request_stop() while it runs
         with StopFlag() as flag:
-            out = call_interruptibly(_smo_and_offset, *args, flag.array, flag=flag)
+            out = _run(args, int(max_iter), buf, flag, n, d_eff)
     else:                # the thread's stop_scope flag (registered by the scope's owner)
-        out = call_interruptibly(_smo_and_offset, *args, flag.array, flag=flag)
+        out = _run(args, int(max_iter), buf, flag, n, d_eff)
     G, n_iter, violation, n_rows, interrupted, rho = out
     if interrupted:
         raise SolverInterrupted("solve interrupted")
