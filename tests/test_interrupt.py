@@ -48,6 +48,25 @@ def _default_sigint():
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def _sigint_after(cmd, started, delay):
+    """Run ``cmd`` (SIGINT at its default action), wait for ``started(process)`` and ``delay``
+    seconds, send SIGINT; (exit status, stdout bytes, stderr text, seconds from the signal to
+    the exit)."""
+    p = subprocess.Popen(cmd, cwd=REPO, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         preexec_fn=_default_sigint)
+    try:
+        started(p)
+        time.sleep(delay)
+        t0 = time.perf_counter()
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+        elapsed = time.perf_counter() - t0
+    finally:
+        if p.poll() is None:
+            p.kill()
+    return p.returncode, out, err.decode(), elapsed
+
+
 def _long_problem(n=3000):
     """An L1-SVM whose solve at C = e^7, σ² = 5 takes seconds (hundreds of thousands of SMO
     iterations): overlapping classes, 20 % flipped labels."""
@@ -147,21 +166,11 @@ def test_sigint_during_many_small_solves_in_the_main_thread_raises_at_once(tmp_p
         while time.time() - t < 60:
             solve_svm_dual(X, y, k, 10.0)
     """)
-    p = subprocess.Popen([sys.executable, "-c", script], cwd=REPO, env=_env(),
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         preexec_fn=_default_sigint)
-    try:
+    def started(p):
         assert p.stdout.readline().strip() == b"ready"
-        time.sleep(0.5)
-        t0 = time.perf_counter()
-        p.send_signal(signal.SIGINT)
-        _, err = p.communicate(timeout=30)
-        elapsed = time.perf_counter() - t0
-    finally:
-        if p.poll() is None:
-            p.kill()
-    err = err.decode()
-    assert p.returncode != 0 and "KeyboardInterrupt" in err, err
+
+    code, _, err, elapsed = _sigint_after([sys.executable, "-c", script], started, 0.5)
+    assert code != 0 and "KeyboardInterrupt" in err, err
     assert "SystemError" not in err
     assert elapsed < 2.0, elapsed
 
@@ -174,24 +183,13 @@ def test_sigint_during_a_long_solve_exits_130_with_the_best_point_so_far(tmp_pat
     log = tmp_path / "run.jsonl"
     cmd = [sys.executable, "-m", "svmbound.cli", "tune", str(data), "--loss", "l1",
            "--start", "7", "1.6", "--json", "--progress", "--log", str(log)]
-    p = subprocess.Popen(cmd, cwd=REPO, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         preexec_fn=_default_sigint)
-    try:
-        p.stderr.read(1)              # the progress bar: the search has started
-        time.sleep(1.0)               # inside the first solve (it takes seconds)
-        t0 = time.perf_counter()
-        p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=30)
-        elapsed = time.perf_counter() - t0
-    finally:
-        if p.poll() is None:
-            p.kill()
-    assert p.returncode == 130, err.decode()
+    # the progress bar on stderr: the search has started; then 1 s: inside the first solve
+    code, out, err, elapsed = _sigint_after(cmd, lambda p: p.stderr.read(1), 1.0)
+    assert code == 130, err
     assert elapsed < 2.5, elapsed    # ~0.6 s, most of it Python's own shutdown
     report = json.loads(out)
     assert report["interrupted"] is True
     assert report["resume"] == f"--resume {log}"
-    err = err.decode()
     assert "Traceback" not in err and "SystemError" not in err
 
 
