@@ -120,9 +120,9 @@ def test_a_set_scope_flag_stops_solves_that_start_later():
 
 def test_call_here_defers_sigint_to_the_end_of_the_call_and_restores_the_handler():
     """A SIGINT during ``call_here`` (the small solves' path in the main thread) does not
-    interrupt the call: it sets the flag and is raised again under the handler that was in
+    interrupt the call: it is raised again under the handler that was in
     place once the call has returned — a KeyboardInterrupt for Python's default handler, the
-    user's handler called otherwise."""
+    user's handler called otherwise, nothing when SIGINT was ignored."""
     from svmbound.solvers.interrupt import call_here
 
     steps = []
@@ -143,7 +143,11 @@ def test_call_here_defers_sigint_to_the_end_of_the_call_and_restores_the_handler
         signal.signal(signal.SIGINT, lambda signum, frame: seen.append(signum))
         with StopFlag() as flag:
             assert call_here(fn, 1, flag=flag) == 2
-        assert seen == [signal.SIGINT]
+        assert seen == [signal.SIGINT] and not flag.is_set
+        signal.signal(signal.SIGINT, signal.SIG_IGN)     # ignored before: ignored after
+        with StopFlag() as flag:
+            assert call_here(fn, 1, flag=flag) == 2
+        assert not flag.is_set
     finally:
         signal.signal(signal.SIGINT, before)
 

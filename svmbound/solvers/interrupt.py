@@ -150,8 +150,8 @@ def _get_worker() -> _Worker:
 def call_here(fn, *args, flag: StopFlag):
     """``fn(*args)`` in this thread — for a call short enough that a Ctrl-C may wait for its
     end. From the main thread SIGINT is deferred meanwhile (module docstring): a signal that
-    arrives sets ``flag`` and is raised again, under the handler that was in place, after
-    ``fn`` returns; a KeyboardInterrupt then stops every registered solve
+    arrives is raised again, under the handler that was in place, after ``fn`` returns (an
+    ignored SIGINT stays ignored); a KeyboardInterrupt then stops every registered solve
     (:func:`request_stop`) before it propagates. Where the handler cannot be swapped (it was
     not installed from Python, or this is not the main interpreter), the call goes through
     :func:`call_interruptibly`."""
@@ -161,9 +161,8 @@ def call_here(fn, *args, flag: StopFlag):
 
     pending = []
 
-    def defer(signum, frame):
+    def defer(signum, frame):   # runs once fn has returned: only remember the signal
         pending.append(signum)
-        flag.set()
 
     prev = signal.getsignal(signal.SIGINT)
     if prev is None:
