@@ -109,6 +109,33 @@ def test_warm_start_reaches_cold_value(data):
     assert warm.n_trainings == len(path)
 
 
+@pytest.mark.parametrize("cls", [RadiusMarginL1, RadiusMarginL2])
+def test_new_kernel_starts_cold_a_step_in_c_from_the_last_solution(data, cls):
+    """Criterion.warm_across_kernels (False): at new kernel parameters the SVM is solved cold —
+    the same SMO iterations as a fresh criterion —, after a step in C alone it starts from the
+    previous solution and its gradient (fewer iterations, the same value); with the class
+    attribute switched on, the start from the previous α is used across kernels again."""
+    X, y = data
+    a, step_c, new_kernel = (np.array([0.5, 0.2]), np.array([1.0, 0.2]), np.array([0.5, 0.7]))
+
+    def iterations(crit, theta):
+        crit.evaluate(theta)
+        return crit._svm_prev.n_iter
+
+    crit = cls(X, y, RBFKernel(), tol=1e-6)
+    crit.evaluate(a)
+    cold_step = cls(X, y, RBFKernel(), tol=1e-6)
+    assert iterations(crit, step_c) < iterations(cold_step, step_c)
+    assert crit.fun(step_c) == pytest.approx(cold_step.fun(step_c), rel=1e-6)
+    assert iterations(crit, new_kernel) == iterations(cls(X, y, RBFKernel(), tol=1e-6),
+                                                      new_kernel)
+    warm = cls(X, y, RBFKernel(), tol=1e-6)
+    warm.warm_across_kernels = True
+    warm.evaluate(step_c)
+    assert iterations(warm, new_kernel) != iterations(cls(X, y, RBFKernel(), tol=1e-6),
+                                                      new_kernel)
+
+
 def test_registry_errors(data):
     X, y = data
     with pytest.raises(ValueError, match="unknown criterion 'nope'.*valid criteria:.*rm-l1"):

@@ -97,6 +97,15 @@ class Criterion(Objective):
     warm_state_attrs = ("kernel", "n_trainings", "n_radius_solves", "_svm_prev",
                         "_svm_prev_key", "_radius_prev", "_last")
 
+    #: Whether a solve at new kernel parameters starts from the previous solution's α
+    #: (``warm_start_alpha``: its initial gradient costs a kernel pass over the support
+    #: vectors) or cold. Measured along the default's search paths (IDA split 1, 8 sets, both
+    #: losses, one BLAS thread, best of 4; BENCHMARKS.md "Cold starts across kernels"): the
+    #: warm start saved 10–30 % of the SMO iterations but cost time — radius–margin searches
+    #: 310 → 252 ms (L2) and 303 → 243 ms (L1) cold, the span search 440 → 427 ms. A step in C
+    #: alone still starts from the previous solution and its gradient (no kernel pass).
+    warm_across_kernels = False
+
     def __init__(self, X, y, kernel: Kernel, *, tol: float = 1e-6,
                  cache_size: float = DEFAULT_CACHE_MB, warm_start: bool = True,
                  max_iter: int | None = None, weights=None):
@@ -172,7 +181,7 @@ class Criterion(Objective):
         if self.warm_start and prev is not None:
             if self._svm_prev_key == key:    # only C changed: reuse the gradient (no kernel value)
                 warm_from = prev
-            else:
+            elif self.warm_across_kernels:
                 alpha0 = warm_start_alpha(prev.alpha, self.y, prev.C, C, self.loss,
                                           self.weights)
         sol = solve_svm_dual(self.X, self.y, kernel, C, loss=self.loss, tol=self.tol,
