@@ -114,8 +114,9 @@ class CrossValidationError(_ReferenceCriterion):
     (``self.folds`` lists (train, test) index pairs, usable as scikit-learn's ``cv``), or the
     explicit ``folds=`` (e.g. one (train, validation) pair: a hold-out error, whose ``rate`` is
     over the held-out rows); the folds are trained in ``n_jobs`` joblib workers (threads by
-    default). Each fold's SVM is warm-started from that fold's α at the previous θ (scaled by
-    C_new/C_old, clipped, yᵀα = 0 repaired: ``warm_start_alpha``).
+    default). After a step in C alone each fold's SVM starts from that fold's solution at the
+    previous θ with its gradient; at new kernel parameters it starts cold
+    (``Criterion.warm_across_kernels``).
 
     :meth:`precompute` trains the folds of several θ at once (the default strategy's
     candidates), in more parallel pieces than the folds of one θ; ``evaluate`` then answers
@@ -156,7 +157,7 @@ class CrossValidationError(_ReferenceCriterion):
         if self.warm_start and prev is not None:
             if prev_key == _kernel_key(kernel):   # only C changed: reuse the gradient
                 warm_from = prev
-            else:
+            elif self.warm_across_kernels:        # (Criterion: off, cold is faster)
                 alpha0 = warm_start_alpha(prev.alpha, ytr, prev.C, C, self.loss, wtr)
         sol = solve_svm_dual(Xtr, ytr, kernel, C, loss=self.loss, tol=self.tol, alpha0=alpha0,
                              warm_from=warm_from, cache_size=self.cache_size, check_input=False,
