@@ -617,8 +617,9 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         degree, _ = split_degree(self.degree, self.kernel, self.search)
         kernel0 = base_kernel(self.kernel, degree, self.coef0, X.shape[1], self.groups)
         if self._uses_auto():
-            from .strategy import auto_box_and_start
+            from .strategy import auto_box_and_start, check_validation_classes
 
+            check_validation_classes(self.classes_[(y_pm > 0).astype(int)])
             crit = None
             names = ("log_C",) + tuple(kernel0.param_names)
             lower, upper, x0 = auto_box_and_start(names, X, kernel0, self.bounds, self.start)
@@ -667,7 +668,11 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
             problems = problems + validation_problems(result)
         result.problems = problems
         result.fallback = None
-        if is_severe(problems) and not self._uses_auto() and not degenerate:
+        from .strategy import single_sample_classes
+
+        # (no fallback where a class has one sample: the default strategy cannot validate)
+        if (is_severe(problems) and not self._uses_auto() and not degenerate
+                and not single_sample_classes(y_pm)):
             # the chosen criterion/search gave an unusable model (e.g. the minimum of a bound
             # that is vacuous everywhere, at C → 0): fall back to the default strategy, whose
             # pick is validated, with the same kernel (not for data whose rows are all equal,

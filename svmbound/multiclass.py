@@ -189,7 +189,9 @@ def _fit_shared(est, X, y_idx, t0, weights=None):
         return pairwise_criterion(name, X_, y_, kernel_, n_classes=k, **kw)
 
     if est._uses_auto():
-        from .strategy import auto_box_and_start
+        from .strategy import auto_box_and_start, check_validation_classes
+
+        check_validation_classes(est.classes_[y_idx])
 
         crit = None
         names = ("log_C",) + tuple(kernel0.param_names)

@@ -511,6 +511,27 @@ def _cv_key(record) -> tuple:
             round(record["cv_hinge"], 12))
 
 
+def single_sample_classes(labels) -> list:
+    """The classes of ``labels`` (the user's labels, one per sample) that have one sample."""
+    values, counts = np.unique(np.asarray(labels), return_counts=True)
+    return values[counts < 2].tolist()
+
+
+def check_validation_classes(labels) -> None:
+    """A ValueError naming the classes with a single sample: the default strategy validates
+    its candidates by stratified folds (or a stratified hold-out on large data), which need
+    at least two samples of every class. (SVC trains on such data; GridSearchCV warns and its
+    folds then miss the class.)"""
+    single = single_sample_classes(labels)
+    if single:
+        shown = ", ".join(repr(c) for c in single[:5]) + (" …" if len(single) > 5 else "")
+        raise ValueError(
+            f"class {shown} has a single sample: criterion='auto' (the default) picks among its "
+            "candidates by stratified cross-validation, which needs at least 2 samples of "
+            "every class. Add samples of that class, leave it out, or name a criterion that "
+            "needs no validation, e.g. criterion='radius-margin' or criterion='span'")
+
+
 def _n_folds(y, n_folds: int) -> int:
     """``n_folds``, lowered to the size of the smallest class (at least 2); ``y`` holds ±1
     labels or class indices."""

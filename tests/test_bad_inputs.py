@@ -49,6 +49,10 @@ API_CASES = {
         "sample_weight must be >= 0; entry 4 is"),
     "fit-three-classes-zero-weight-class": (lambda: BoundSVC(class_weight={2: 0.0}).fit(
         X, np.arange(30) % 3), "every sample of class 2 has weight zero"),
+    "fit-single-sample-class": (lambda: BoundSVC().fit(X, np.r_[np.zeros(29), 1.0]),
+                                "class 1.0 has a single sample: criterion='auto'"),
+    "fit-single-sample-class-multiclass": (lambda: BoundSVC().fit(
+        X, np.array(["a"] * 15 + ["b"] * 14 + ["c"])), "class 'c' has a single sample"),
     "fit-continuous-y": (lambda: BoundSVC().fit(X, np.where(Y > 0, 1.5, 0.5)), "Unknown label type: continuous"),
     "fit-nan-y": (lambda: BoundSVC().fit(X, _with(Y[:, None], 4, 0, np.nan)[:, 0]), "y contains NaN"),
     "fit-2d-y": (lambda: BoundSVC().fit(X, np.c_[Y, Y]), "y must be 1-D"),
@@ -188,7 +192,7 @@ CLI_CASES = {
     "empty-file": (["tune", "{d}/empty.txt"], "no data lines"),
     "no-features": (["tune", "{d}/nofeatures.txt"], "no line has a feature"),
     "three-classes-weighted": (["tune", "{d}/three.txt", "--class-weight", "balanced"],
-                               "n_folds must be between 2 and the size of the smallest class (1)"),
+                               "class 2.0 has a single sample: criterion='auto'"),
     "continuous-labels": (["tune", "{d}/half.txt"], "Unknown label type: continuous"),
     "test-labels": (["tune", "{d}/train.txt", "--test", "{d}/test01.txt"], "test set has labels [0.0] that are not among the training classes"),
     "n-features": (["tune", "{d}/train.txt", "--n-features", "2"], "line 1: feature index 3 exceeds n_features=2"),
