@@ -416,9 +416,9 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         message=message, path=path, candidates=records, stages=stages, chosen=chosen["source"],
         n_folds=cv.n_folds, subsample=sub,
         validation={"how": how.split(" (")[0], "trivial_rate": trivial / n_held})
-    # (solution, θ) of the search's own solve at the chosen minimum, for the final training
-    # (popped by the estimator: not part of search_)
-    warm = solutions.get(chosen["source"].split(", ")[0])
+    # (solution, θ) of the search's own solve when a minimum is chosen (not a step from it),
+    # for the final training (popped by the estimator: not part of search_)
+    warm = solutions.get(chosen["source"])
     if warm is not None:
         result.final_warm_start = warm
     return result, n_trainings
