@@ -27,9 +27,10 @@
 4. **Validation picks**: the stratified k-fold CV error (``n_folds``, folds fixed by
    ``random_state``) of an SVM of the estimator's loss at each candidate; the smallest error
    wins; ties go to the smaller C, then the smaller held-out hinge loss (:func:`_cv_key`).
-   These are ``n_folds`` trainings per candidate at LIBSVM's tolerance 1e-3, all trained at once in (fold, kernel) pieces on
-   ``n_jobs`` workers (``CrossValidationError.precompute``): a minimum's step in C is
-   warm-started from the minimum's fold solution and reuses its gradient.
+   These are ``n_folds`` trainings per candidate at LIBSVM's tolerance 1e-3, all trained at
+   once in (fold, kernel) pieces on ``n_jobs`` workers (``CrossValidationError.precompute``):
+   a minimum's step in C is warm-started from the minimum's fold solution and reuses its
+   gradient.
 
 5. **Large data** (more than 2·``subsample`` rows, ``BoundSVC(tune_subsample=5000)``; the
    subsample is smaller where the span bound's working memory on it, about 2.4·8·m² bytes,
@@ -425,12 +426,12 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
 
 
 def _solution_at(crit, x, loss: str, split) -> tuple | None:
-    """(solution, θ): the SVM solution a bound search made at its minimum ``x``, when it is one the final
-    model can start from: the criterion's last evaluation was at ``x`` (not a rejected trial
-    after it), on every row (no subsample), of the estimator's loss, a binary solution. When
-    the minimum is chosen the final training (same θ, same tolerance: ``STAGE_TOL`` =
-    ``VALIDATION_TOL``) starts from it and stops at once — one training on every row saved.
-    None otherwise."""
+    """(solution, θ): the SVM solution a bound search made at its minimum ``x``, when it is
+    one the final model can start from: the criterion's last evaluation was at ``x`` (not a
+    rejected trial after it), on every row (no subsample), of the estimator's loss, a binary
+    solution. When the minimum is chosen the final training (same θ, same tolerance:
+    ``STAGE_TOL`` = ``VALIDATION_TOL``) starts from it and stops at once — one training on
+    every row saved. None otherwise."""
     from .solvers.svm import DualSolution
 
     inner = getattr(crit, "criterion", crit)   # a search log's wrapper: the real criterion

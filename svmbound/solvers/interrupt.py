@@ -13,9 +13,8 @@ from the main thread is seen 20 s later, and the numba dispatcher may then fail 
   (:func:`request_stop`: Ctrl-C stops every solve of the process, also those in other threads),
   waits for the worker to return (a few milliseconds) and re-raises the KeyboardInterrupt. No
   numba solver code runs in the main thread with SIGINT live (``call_here`` defers it), so no
-  SystemError. From any other thread the call
-  runs directly (only the main thread receives signals); its flag is still registered, so
-  Ctrl-C stops it too.
+  SystemError. From any other thread the call runs directly (only the main thread receives
+  signals); its flag is still registered, so Ctrl-C stops it too.
 * :func:`call_here` runs a *short* call (the SMO on a small problem, in bounded slices:
   ``qp.run_smo``) in the calling thread, also the main one, with SIGINT deferred: a Ctrl-C
   during the call is only recorded (no exception can be set inside the numba dispatcher) and
