@@ -118,6 +118,29 @@ def multiclass_weights(est, y_idx, sample_weight=None):
     return w[kept], kept
 
 
+#: Pairs whose median size, rows² × features per row, is below this are fitted on one thread
+#: whatever ``n_jobs`` (:func:`pair_threads`). Such a pair's solve takes well under a
+#: millisecond and the Python around it, which holds the GIL, about a third of that, so a
+#: second thread mostly waits for the GIL. Measured (BENCHMARKS.md, "Multi-class: threads by
+#: pair size"), 2 cores, n_jobs=2 against one thread: letter (325 pairs of ~115 rows × 16,
+#: 2·10⁵) 8.2 s against 6.9 s; pendigits (~300 × 16, 1.4·10⁶) and digits (~180 × 64, 2·10⁶)
+#: equal; satimage (~500 × 36, 9·10⁶) and dna (~1,000 × 180) 30–40 % faster on two.
+PAIR_THREADS_MIN_WORK = 5e5
+
+
+def pair_threads(X, y_idx, n_classes: int) -> int | None:
+    """The cap on threads (``_parallel.worker_cap``) of a multi-class fit: 1 when the median
+    pair is smaller than :data:`PAIR_THREADS_MIN_WORK` (rows² × features per row; stored
+    entries per row for sparse X), else None (``n_jobs`` threads)."""
+    from ._sparse import issparse
+
+    counts = np.bincount(y_idx, minlength=n_classes).astype(float)
+    i, j = np.triu_indices(n_classes, k=1)
+    rows = float(np.median(counts[i] + counts[j]))
+    per_row = X.nnz / max(X.shape[0], 1) if issparse(X) else X.shape[1]
+    return 1 if rows * rows * max(per_row, 1.0) < PAIR_THREADS_MIN_WORK else None
+
+
 def fit_multiclass(est, X, y_idx, classes, t0=None, sample_weight=None):
     """Fit ``est`` (a BoundSVC) on k ≥ 3 classes; ``y_idx`` the class indices into ``classes``
     (``_validation.check_class_y``); ``sample_weight`` per sample (with ``est.class_weight``:
@@ -131,12 +154,14 @@ def fit_multiclass(est, X, y_idx, classes, t0=None, sample_weight=None):
         X, y_idx = X[kept], y_idx[kept]
     est._validate()
     from ._blas import limit_blas
+    from ._parallel import worker_cap
 
     # The pair problems are small (two classes each) and the parallelism is over the pairs
     # (n_jobs threads): BLAS threads inside each small kernel product only contend for the
     # cores. Measured on digits (45 pairs of ~180 rows, 2 cores, other jobs running): one
-    # summed span evaluation took 5–10 s with OpenBLAS on 2 threads and 0.09 s on 1.
-    with limit_blas(1):
+    # summed span evaluation took 5–10 s with OpenBLAS on 2 threads and 0.09 s on 1. Pairs
+    # too small for threads to pay run on one (pair_threads).
+    with limit_blas(1), worker_cap(pair_threads(X, y_idx, est.classes_.size)):
         if est.multiclass_theta == "per-pair":
             _fit_per_pair(est, X, y_idx, weights)
         else:
@@ -215,12 +240,10 @@ def _fit_shared(est, X, y_idx, t0, weights=None):
             # of letter (325 pairs of ~115 rows) took 7.9 s with 2 pair threads per search and
             # 5.6 s with 1; digits 1.3 → 1.0 s (BENCHMARKS.md, "Multi-class threads").
             if run is None or run.log is None:
-                from joblib import effective_n_jobs
-
+                from ._parallel import n_workers
                 from .strategy import AUTO_BOUNDS
 
-                pair_jobs["n_jobs"] = max(1, effective_n_jobs(est.n_jobs)
-                                          // len(AUTO_BOUNDS[est.loss]))
+                pair_jobs["n_jobs"] = max(1, n_workers(est.n_jobs) // len(AUTO_BOUNDS[est.loss]))
             result, theta, n_search, _ = est._run_auto(X, y_idx, kernel0, lower, upper, x0,
                                                        callback, run, weights=weights,
                                                        criterion_factory=factory)

@@ -199,7 +199,48 @@ def test_bad_labels_raise(data):
         BoundSVC(search="convex").fit(X, y)
 
 
-def test_n_jobs_does_not_change_the_result(data):
+def _svm_solve_threads(monkeypatch):
+    """A list that collects the thread of every SVM solve (the radius QP runs beside it in a
+    kept thread of its own, whatever n_jobs)."""
+    import threading
+
+    from svmbound.solvers import svm
+
+    seen, run = [], svm.run_smo
+
+    def spy(*a, **k):
+        seen.append(threading.get_ident())
+        return run(*a, **k)
+
+    monkeypatch.setattr(svm, "run_smo", spy)
+    return seen
+
+
+def test_small_pairs_run_on_one_thread_whatever_n_jobs(data, monkeypatch):
+    """Pairs below PAIR_THREADS_MIN_WORK (here 60 rows × 4 features) are fitted in the calling
+    thread: threads would only queue for the GIL. Above it, n_jobs threads solve."""
+    import threading
+
+    from svmbound import multiclass
+
+    X, y, _, _ = data
+    assert multiclass.pair_threads(X, np.searchsorted([5, 7, 9], y), 3) == 1
+    seen = _svm_solve_threads(monkeypatch)
+    BoundSVC(loss="l2", n_jobs=2).fit(X, y)
+    assert set(seen) == {threading.get_ident()}
+    seen.clear()
+    monkeypatch.setattr(multiclass, "PAIR_THREADS_MIN_WORK", 0.0)
+    assert multiclass.pair_threads(X, np.searchsorted([5, 7, 9], y), 3) is None
+    BoundSVC(loss="l2", n_jobs=2).fit(X, y)
+    assert len(set(seen) - {threading.get_ident()}) >= 1
+
+
+@pytest.mark.parametrize("threads", ["pair threads", "one thread"])
+def test_n_jobs_does_not_change_the_result(data, threads, monkeypatch):
+    from svmbound import multiclass
+
+    if threads == "pair threads":   # the pairs of `data` are small: force threads on them
+        monkeypatch.setattr(multiclass, "PAIR_THREADS_MIN_WORK", 0.0)
     X, y, Xt, _ = data
     # n_jobs=4: the two bound searches side by side, each summing its pairs on 2 threads
     a, *others = [BoundSVC(loss="l2", n_jobs=n).fit(X, y) for n in (1, 2, 4)]

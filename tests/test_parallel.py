@@ -13,10 +13,57 @@ def test_results_keep_the_order_of_the_items():
     assert parallel_map(lambda x: x * x, range(7), 2) == [x * x for x in range(7)]
 
 
+@pytest.fixture
+def four_cpus(monkeypatch):
+    """parallel_map sees 4 usable CPUs, whatever this machine has."""
+    from svmbound import _parallel
+
+    monkeypatch.setattr(_parallel, "usable_cpus", lambda: 4)
+
+
 @pytest.mark.parametrize("n_jobs, n_items, share", [(1, 3, 1.0), (2, 3, 0.5), (2, 1, 1.0),
-                                                    (3, 2, 0.5), (-1, 1, 1.0)])
-def test_each_worker_gets_its_part_of_the_cache(n_jobs, n_items, share):
+                                                    (3, 2, 0.5), (-1, 1, 1.0), (8, 6, 0.25)])
+def test_each_worker_gets_its_part_of_the_cache(n_jobs, n_items, share, four_cpus):
     assert parallel_map(lambda _: cache_share(), range(n_items), n_jobs) == [share] * n_items
+
+
+def _threads(n_items, n_jobs):
+    import threading
+    import time
+
+    def ident(_):
+        time.sleep(0.01)   # overlap: every worker takes items
+        return threading.get_ident()
+
+    return set(parallel_map(ident, range(n_items), n_jobs))
+
+
+def test_no_more_threads_than_usable_cpus(four_cpus):
+    assert len(_threads(12, 8)) == 4
+
+
+def test_worker_cap_holds_in_the_block_and_in_nested_calls(four_cpus):
+    import threading
+
+    from svmbound._parallel import n_workers, worker_cap
+
+    with worker_cap(1):
+        assert _threads(4, 4) == {threading.get_ident()} and n_workers(4) == 1
+    with worker_cap(2):
+        inner = parallel_map(lambda _: (n_workers(4), len(_threads(6, 4))), range(2), 2)
+        assert inner == [(2, 2), (2, 2)]
+        with worker_cap(3):          # a cap inside a cap keeps the smaller one
+            assert n_workers(4) == 2
+    assert n_workers(4) == 4 and len(_threads(8, 4)) == 4
+
+
+def test_a_process_backend_is_not_capped_by_the_cpus(four_cpus):
+    import joblib
+
+    from svmbound._parallel import n_workers, worker_cap
+
+    with joblib.parallel_config(backend="loky"), worker_cap(1):
+        assert n_workers(8) == 8
 
 
 def test_the_work_wrapper_pickles_by_reference():
@@ -26,7 +73,7 @@ def test_the_work_wrapper_pickles_by_reference():
 
     from svmbound import _parallel
 
-    call = functools.partial(_parallel._call_in_context, abs, 0.5, ("elsewhere", -1), 1)
+    call = functools.partial(_parallel._call_in_context, abs, 0.5, ("elsewhere", -1), 1, None)
     assert pickle.loads(pickle.dumps(call))(-3) == 3
 
 
@@ -99,17 +146,12 @@ def test_the_radius_qp_beside_the_svm_solve_shares_the_cache():
 
 def test_threads_by_default_and_the_callers_backend_otherwise():
     import threading
-    import time
 
     import joblib
 
     from svmbound._parallel import _threads_backend
 
-    def ident(_):
-        time.sleep(0.01)   # overlap: both workers take items
-        return threading.get_ident()
-
-    seen = set(parallel_map(ident, range(6), 2))
+    seen = _threads(6, 2)
     assert len(seen) == 2 and threading.get_ident() not in seen
     assert _threads_backend()
     with joblib.parallel_config(backend="threading"):
