@@ -36,8 +36,8 @@ def test_tune_json_has_the_documented_fields(files, capsys):
     assert len(r["path"]) == r["nfev"]
     assert r["path"][0]["x"][0] == 0.0          # ln C = 0; ln sigma^2 from gamma='scale'
     assert r["criterion"] == "auto" and r["chosen"] in [c["source"] for c in r["candidates"]]
-    # fewest CV errors, ties to the smaller held-out hinge loss
-    best = min(r["candidates"], key=lambda c: (c["cv_errors"], c["cv_hinge"]))
+    # fewest CV errors, ties to the smaller C, then the smaller held-out hinge loss
+    best = min(r["candidates"], key=lambda c: (c["cv_errors"], c["x"][0], c["cv_hinge"]))
     assert [r["log_C"], r["log_sigma2"]] == best["x"]
 
 
