@@ -12,8 +12,8 @@
    neither is reliable alone: the radius–margin bound can be vacuous (R²‖w‖²/ℓ above the
    minority rate) with its minimum at too small a C (ijcnn1), and the L1 bound (3.3) can prefer a
    near hard-margin machine (heart, australian). Each search stops at a relative gradient
-   tolerance (``STAGE_GTOL``) or after ``STAGE_MAX_FEV`` (8) evaluations, and solves at
-   ``STAGE_TOL`` (1e-3) at least: it only has to find the region. A failed trial step is
+   tolerance (``STAGE_GTOL``) or after ``STAGE_MAX_FEV`` evaluations (span 4, radius–margin
+   6), and solves at ``STAGE_TOL`` (1e-3) at least: it only has to find the region. A failed trial step is
    shortened by quadratic interpolation (``STAGE_BACKTRACK``) rather than Chung's halving.
 3. **Candidates**: each search's minimum, and the span bound's and the L2 radius–margin
    bound's minima with C multiplied by e² (``NEIGHBOUR_STEPS``; the bounds' known bias is
@@ -131,7 +131,18 @@ STAGE_GTOL = 1e-2
 #: 8: −0.143 / −0.141, 6: −0.141 / −0.039, 5: −0.157 / −0.032 — 8 keeps the accuracy and cuts
 #: the long searches: 36 s for the 88 cases instead of 51 s (BENCHMARKS.md, "Variants of the
 #: default").
-STAGE_MAX_FEV = 8
+#:
+#: The budget is per criterion (a dict by criterion name; a number is the same for all): 4 for
+#: the span search, 6 for the radius–margin search. The two run side by side, and the span
+#: search is the slower one: an evaluation costs 1.4–2.8 SVC fits against 0.5–1.7 (BENCHMARKS.md,
+#: "Cost of one criterion evaluation"). Its minimum is a candidate together with its step
+#: C·e², which covers a search stopped early in C. Measured against 8 for both (BENCHMARKS.md,
+#: "A budget per search"; test error − GridSearchCV's, mean, L2 / L1): public 88 −0.190 /
+#: −0.202 against −0.198 / −0.212; aside 22 −0.053 / −0.042 against −0.054 / −0.082; six
+#: largest −0.196 / −0.189 against −0.167 / −0.077; LIBSVM L1 +0.051 against +0.222. Time was
+#: 6–29 % less (geometric mean per suite), with a median of 8.5–10 evaluations a tuning
+#: against 10–13.5.
+STAGE_MAX_FEV = {"span": 4, "rm-l2": 6, "rm-l1": 6}
 #: Solver tolerance of the bound searches' SVM and radius solves, at least (None: the
 #: estimator's ``tol``). Chung §4.3 solves at 1e-6 so that the last steps of a search that must
 #: reach the minimum get exact gradients; these searches stop at ``STAGE_GTOL`` or after
@@ -289,7 +300,8 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     ``minimize(fun, grad, x0, lower, upper, callback)`` is the gradient search (default: the
     projected BFGS of Chung §4.2 with ``max_iter`` and ``gtol`` relative to |f(θ₀)|;
     ``minimize`` is called with ``gtol=`` that relative tolerance and ``max_fev=``, the budget
-    of evaluations of each search: ``max_fev``, None for ``STAGE_MAX_FEV``).
+    of evaluations of each search: ``max_fev``, a number or a dict by criterion name, None for
+    ``STAGE_MAX_FEV``).
     ``n_jobs``: joblib threads for the bound searches (run side by side) and the CV folds;
     the result does not depend on it. ``wrap(criterion, tag)``, if given, wraps every criterion
     built here (search log, progress: ``svmbound.search.log.RunControl.wrap``), with the
@@ -335,13 +347,14 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
                     tol=search_tol, weights=ws, **kw)
         if wrap is not None:
             crit = wrap(crit, name)
+        fev = _budget(max_fev, name)
         if minimize is None:
             res = minimize_projected_bfgs(crit.fun, crit.grad, x0, lower, upper,
-                                          max_iter=max_iter, gtol_rel=gtol, max_fev=max_fev,
+                                          max_iter=max_iter, gtol_rel=gtol, max_fev=fev,
                                           backtrack=STAGE_BACKTRACK, callback=callback)
         else:
             res = minimize(crit.fun, crit.grad, x0, lower, upper, callback, gtol=gtol,
-                           max_fev=max_fev, backtrack=STAGE_BACKTRACK)
+                           max_fev=fev, backtrack=STAGE_BACKTRACK)
         res.criterion = crit.name
         return crit.name, res, crit.n_trainings, _solution_at(crit, res.x, loss, split)
 
@@ -423,6 +436,14 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     if warm is not None:
         result.final_warm_start = warm
     return result, n_trainings
+
+
+def _budget(max_fev, name: str) -> int | None:
+    """The evaluation budget of the search of criterion ``name``: ``max_fev`` itself, or its
+    entry for ``name`` when it is a dict (a criterion it does not name gets its largest)."""
+    if isinstance(max_fev, dict):
+        return max_fev.get(name, max(max_fev.values()))
+    return max_fev
 
 
 def _solution_at(crit, x, loss: str, split) -> tuple | None:

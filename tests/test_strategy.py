@@ -127,6 +127,19 @@ def test_search_budget_stops_each_bound_search(monkeypatch):
     assert "evaluation budget reached" in [r.message for r in clf.search_.stages.values()]
 
 
+def test_each_bound_search_has_its_own_budget(monkeypatch):
+    """STAGE_MAX_FEV by criterion name: the span search stops at its budget, the radius–margin
+    search at its own; a number holds for both (test above)."""
+    from svmbound import strategy
+
+    X, y = make_classification(n_samples=150, n_features=5, random_state=4)
+    monkeypatch.setattr(strategy, "STAGE_MAX_FEV", {"span": 2, "rm-l2": 3})
+    stages = BoundSVC().fit(X, y).search_.stages
+    assert stages["span"].nfev <= 2 < stages["rm-l2"].nfev <= 3
+    assert strategy._budget({"span": 2, "rm-l2": 3}, "rm-l1") == 3
+    assert strategy._budget(5, "span") == 5
+
+
 def test_n_jobs_does_not_change_the_result():
     X, y = make_classification(n_samples=120, n_features=4, random_state=2)
     one = BoundSVC(n_jobs=1).fit(X, y)
@@ -298,10 +311,17 @@ def test_held_out_trivial_errors_count_the_held_out_minority():
     assert held_out_trivial_errors(folds, np.array([0, 1, 2, 2, 1, 0, 2, 1]), None) == 4.0
 
 
-def test_start_is_validated_when_every_bound_candidate_is_no_better_than_the_majority():
-    """With balanced class weights both bound searches run to a tiny σ² on this problem and
-    their candidates' weighted CV error is that of predicting one class (half of the weight);
-    θ₀ is then validated as well and picked, and the model finds the minority class."""
+def test_start_is_validated_when_every_bound_candidate_is_no_better_than_the_majority(
+        monkeypatch):
+    """With balanced class weights the radius–margin search runs to a tiny σ² on this problem
+    and its candidates' weighted CV error is that of predicting one class (half of the weight);
+    θ₀ is then validated as well and picked, and the model finds the minority class. (The
+    span bound counts weighted errors and does not run off here: this test searches the
+    radius–margin bound alone, with a budget of 8 evaluations.)"""
+    from svmbound import strategy
+
+    monkeypatch.setattr(strategy, "AUTO_BOUNDS", {"l2": ("rm-l2",), "l1": ("rm-l1",)})
+    monkeypatch.setattr(strategy, "STAGE_MAX_FEV", 8)
     Xtr, Xte, ytr, yte = _imbalanced_hard()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -199,6 +199,21 @@ def test_unit_weights_reproduce_the_unweighted_criteria(data, name):
         np.testing.assert_allclose(b.grad, a.grad, rtol=1e-10, atol=1e-14)
 
 
+def test_span_bound_counts_relative_weights(data):
+    """Equal weights c scale C alone (C_i = C·c) and count each error as w/w̄ = 1: the value is
+    the unweighted one at ln C + ln c. Unequal weights change the count."""
+    X, _, y, _ = data
+    theta = np.array([0.5, 0.3])
+    plain = make_criterion("span", X, y, RBFKernel(), tol=1e-10)
+    c = 3.0
+    equal = make_criterion("span", X, y, RBFKernel(), tol=1e-10, weights=np.full(y.size, c))
+    np.testing.assert_allclose(equal.evaluate(theta).value,
+                               plain.evaluate(theta + [np.log(c), 0.0]).value, rtol=1e-7)
+    w = np.where(y > 0, 4.0, 1.0)
+    ev = make_criterion("span", X, y, RBFKernel(), tol=1e-10, weights=w).evaluate(theta)
+    assert ev.value <= y.size + 1e-9 and ev.value >= 0.0
+
+
 def test_cv_weights_follow_the_samples_into_the_folds(data):
     """Each fold trains with its training points' weights; a held-out error counts with its
     weight (with class_weight='balanced' that is the balanced error)."""

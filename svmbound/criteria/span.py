@@ -39,7 +39,13 @@ in his experiments. Only N_SV and 4R̃²‖w̃‖² are upper bounds on the LOO 
 threshold.
 
 Per-sample weights (C_i = C·w_i, ``Criterion.weights``): K̃ = K + diag(1/C_i), so
-∂K̃/∂ln C = −diag(1/C_i); everything else is unchanged.
+∂K̃/∂ln C = −diag(1/C_i). ``SpanBound`` then counts each point's smoothed LOO error with its
+relative weight w_p/mean(w): Σ_p (w_p/w̄) Ψ(α_p S̃_p² − 1), the weighted error that the CV of
+the default strategy counts too (with class_weight='balanced', the balanced error). It is the
+plain count for equal weights. Unweighted, a hard problem with 10 % positives and balanced
+weights led the span search to a σ² so small that the model predicts one class
+(``test_balanced_class_weight_improves_minority_recall``; BENCHMARKS.md, "The span bound
+counts weighted errors"). The other estimates here stay unweighted counts.
 """
 
 from __future__ import annotations
@@ -497,13 +503,16 @@ class SpanBound(_L2SVEstimate):
             Kt = None                           # its memory now holds B
         z = a * s2 - 1.0
         psi = sigmoid(z, self.A, self.B)
-        value = float(psi.sum()) + (n - n_sv) * float(sigmoid(-1.0, self.A, self.B))
+        # relative weights w_p / w̄ (all 1 unweighted): the weighted smoothed LOO error count
+        wts = np.ones(n) if self.weights is None else self.weights / self.weights.mean()
+        wsv = wts[sv]
+        value = float(wsv @ psi) + float(wts.sum() - wsv.sum()) * float(sigmoid(-1.0, self.A, self.B))
         info = self._info(sol, value)
         info.update(eta=self.eta, A=self.A, B=self.B, span2_sum=float(s2.sum()),
                     n_span_errors=int(np.count_nonzero(z > 0)))
         if not need_grad:
             return value, None, info
-        dpsi = self.A * psi * (1.0 - psi)
+        dpsi = wsv * self.A * psi * (1.0 - psi)
         w = dpsi * a * (s2 + d) ** 2            # (S̃² + D_pp)² = 1/B_pp²; w ≥ 0
         g = dpsi * s2
         if self.eta > 0:                        # diag P = (B ∘ B) w, without P
