@@ -201,7 +201,10 @@ def test_unit_weights_reproduce_the_unweighted_criteria(data, name):
 
 def test_span_bound_counts_relative_weights(data):
     """Equal weights c scale C alone (C_i = C·c) and count each error as w/w̄ = 1: the value is
-    the unweighted one at ln C + ln c. Unequal weights change the count."""
+    the unweighted one at ln C + ln c. Unequal weights count each point's Ψ(α_p S̃_p² − 1)
+    with w_p/w̄ (the points that are not SVs with Ψ(−1)), not once."""
+    from svmbound.criteria.span import sigmoid, span_squared
+
     X, _, y, _ = data
     theta = np.array([0.5, 0.3])
     plain = make_criterion("span", X, y, RBFKernel(), tol=1e-10)
@@ -210,8 +213,15 @@ def test_span_bound_counts_relative_weights(data):
     np.testing.assert_allclose(equal.evaluate(theta).value,
                                plain.evaluate(theta + [np.log(c), 0.0]).value, rtol=1e-7)
     w = np.where(y > 0, 4.0, 1.0)
-    ev = make_criterion("span", X, y, RBFKernel(), tol=1e-10, weights=w).evaluate(theta)
-    assert ev.value <= y.size + 1e-9 and ev.value >= 0.0
+    crit = make_criterion("span", X, y, RBFKernel(), tol=1e-10, weights=w)
+    value = crit.evaluate(theta).value
+    _, sv, Kt, a, _, _ = crit._sv_problem(*crit.split_theta(theta))
+    psi = sigmoid(a * span_squared(Kt, a, crit.eta)[0] - 1.0)
+    rel = w / w.mean()
+    counted_once = psi.sum() + (y.size - sv.size) * sigmoid(-1.0)
+    weighted = rel[sv] @ psi + (rel.sum() - rel[sv].sum()) * sigmoid(-1.0)
+    assert value == pytest.approx(weighted, rel=1e-8)
+    assert abs(weighted - counted_once) > 1e-3 * weighted
 
 
 def test_cv_weights_follow_the_samples_into_the_folds(data):

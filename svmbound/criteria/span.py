@@ -503,10 +503,13 @@ class SpanBound(_L2SVEstimate):
             Kt = None                           # its memory now holds B
         z = a * s2 - 1.0
         psi = sigmoid(z, self.A, self.B)
-        # relative weights w_p / w̄ (all 1 unweighted): the weighted smoothed LOO error count
-        wts = np.ones(n) if self.weights is None else self.weights / self.weights.mean()
-        wsv = wts[sv]
-        value = float(wsv @ psi) + float(wts.sum() - wsv.sum()) * float(sigmoid(-1.0, self.A, self.B))
+        if self.weights is None:
+            wsv, w_out = 1.0, float(n - n_sv)
+        else:   # relative weights w_p / w̄: the weighted smoothed LOO error count
+            rel = self.weights / self.weights.mean()
+            wsv = rel[sv]
+            w_out = float(rel.sum() - wsv.sum())       # the points that are not SVs
+        value = float(np.sum(wsv * psi)) + w_out * float(sigmoid(-1.0, self.A, self.B))
         info = self._info(sol, value)
         info.update(eta=self.eta, A=self.A, B=self.B, span2_sum=float(s2.sum()),
                     n_span_errors=int(np.count_nonzero(z > 0)))
