@@ -123,7 +123,7 @@ def multiclass_weights(est, y_idx, sample_weight=None):
 #: millisecond and the Python around it, which holds the GIL, about a third of that, so a
 #: second thread mostly waits for the GIL. Measured (BENCHMARKS.md, "Multi-class: threads by
 #: pair size"), 2 cores, n_jobs=2 against one thread: letter (325 pairs of ~115 rows × 16,
-#: 2·10⁵) 8.2 s against 6.9 s; pendigits (~300 × 16, 1.4·10⁶) and digits (~180 × 64, 2·10⁶)
+#: 2·10⁵) 8.2 s against 7.0 s (means of two runs); pendigits (~300 × 16, 1.4·10⁶) and digits (~180 × 64, 2·10⁶)
 #: equal; satimage (~500 × 36, 9·10⁶) and dna (~1,000 × 180) 30–40 % faster on two.
 PAIR_THREADS_MIN_WORK = 5e5
 
