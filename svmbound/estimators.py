@@ -184,8 +184,8 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         'auto' (default): the bounds find the region, a validation picks
         (``svmbound.strategy``): from scikit-learn's gamma='scale' start, projected BFGS on the
         span bound and on the radius–margin bound of the loss; their minima and, with C·e²,
-        the span minimum and the L2 radius–margin minimum are candidates (the start only when
-        none beats the majority class), and the one with the smallest ``n_folds``-fold CV error
+        the radius–margin minimum (L2) or the span minimum (L1) are candidates (the start only
+        when none beats the majority class), and the one with the smallest ``n_folds``-fold CV error
         wins (on more than 2·``tune_subsample`` rows: searches on a subsample, a hold-out
         error picks). Measured reason (BENCHMARKS.md, "svmbound vs peers"): a bound's minimum alone
         can be far off (radius–margin on ijcnn1: 7.2 % against grid search's 2.0 %; L1 bound

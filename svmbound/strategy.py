@@ -16,11 +16,11 @@
    6), and solves at ``STAGE_TOL`` (1e-3) at least: it only has to find the region. A failed
    trial step is shortened by quadratic interpolation (``STAGE_BACKTRACK``) rather than
    Chung's halving.
-3. **Candidates**: each search's minimum, and the span bound's and the L2 radius–margin
-   bound's minima with C multiplied by e² (``NEIGHBOUR_STEPS``; the bounds' known bias is
-   towards too small a C — Chung §4.3): four points (L2) or three (L1), two kernels. (θ₀ was a
-   candidate too until measured to add nothing: ``START_CANDIDATE``, BENCHMARKS.md "Fewer
-   candidates".)
+3. **Candidates**: each search's minimum, and one of them with C multiplied by e²
+   (``NEIGHBOUR_STEPS``; the bounds' known bias is towards too small a C — Chung §4.3): the L2
+   radius–margin minimum's for the L2 loss, the span minimum's for the L1 loss: three points,
+   two kernels. (θ₀ was a candidate too until measured to add nothing: ``START_CANDIDATE``,
+   BENCHMARKS.md "Fewer candidates".)
    When every one of them validates no better than always predicting the larger class (both
    searches ran off, e.g. to a σ² at which the SVM memorises: seen with balanced class
    weights on a hard imbalanced problem), θ₀ is validated too; a pick that is still no better
@@ -162,25 +162,29 @@ STAGE_TOL = 1e-3
 #: "Interpolated backtracking"): public 88 cases −0.120 / −0.204 with halving, −0.119 / −0.257
 #: interpolated; aside 22 cases −0.013 / −0.006 and −0.023 / −0.059; 4 % less time.
 STAGE_BACKTRACK = "quadratic"
-#: Steps (Δ ln C, Δ ln σ²) from a bound's minimum that are candidates too, by the bound's
-#: name (a bound not listed: its minimum alone). The bounds' known bias is towards too small a
-#: C (Chung §4.3, Table 4.1; ijcnn1 in issue 12). Measured (``benchmarks/vs_peers.py
-#: --candidate-errors``, ``benchmarks/default_variants.py``, ``benchmarks/multiclass.py``;
-#: BENCHMARKS.md "Fewer candidates" and "Multi-class: the radius–margin step back"):
+#: Steps (Δ ln C, Δ ln σ²) from a bound's minimum that are candidates too, by loss, then by the
+#: bound's name (a bound not listed: its minimum alone; ``loss_steps``). The bounds' known bias
+#: is towards too small a C (Chung §4.3, Table 4.1; ijcnn1 in issue 12): each loss has one
+#: minimum with a step C·e². Measured (``benchmarks/vs_peers.py --candidate-errors``,
+#: ``benchmarks/default_variants.py``, ``benchmarks/multiclass.py``; BENCHMARKS.md "Fewer
+#: candidates", "Multi-class: the radius–margin step back" and "One step per loss"):
 #:
-#: * the span bound's step (the more reliable bound, Chapelle): the CV picks its minimum or
-#:   its step most often;
-#: * the L2 radius–margin bound's step: the CV's pick on multi-class data (letter: 227 CV
-#:   errors against 236 for the best span candidate, 12.2 % test error against 12.9 %); over
-#:   the binary suites neutral (public 88 cases −0.08 against −0.12 points, aside 22 cases
-#:   −0.09 against −0.02), five CV trainings more;
-#: * no step for the L1 radius–margin bound (Chung 3.3): its minimum is a (near) hard-margin
-#:   machine, no α at its bound C, so a larger C trains the same machine: the same CV errors
-#:   and hinge loss at the minimum and its step on all 7 multi-class sets, and over the binary
-#:   suites the same mean test error with and without the step (public −0.256 / −0.257,
-#:   aside −0.059 both) — five trainings for nothing;
+#: * L2: the radius–margin minimum's step. It is the CV's pick on multi-class data (letter: 227
+#:   CV errors against 236 for the best span candidate, 12.2 % test error against 12.9 %). The
+#:   span minimum's step, a candidate too until measured, was picked in 11 of 116 binary cases;
+#:   without it the picks are as good (mean test error − GridSearchCV's: public 88 cases −0.217
+#:   against −0.190 points, aside 22 −0.083 against −0.053, six largest −0.184 against −0.196,
+#:   multi-class 5.49 % both), with five CV trainings less: 8 % less time on the quick cases,
+#:   15 % on the multi-class sets;
+#: * L1: the span minimum's step (the more reliable bound, Chapelle). No step for the L1
+#:   radius–margin bound (Chung 3.3): its minimum is a (near) hard-margin machine, no α at its
+#:   bound C, so a larger C trains the same machine: the same CV errors and hinge loss at the
+#:   minimum and its step on all 7 multi-class sets, and over the binary suites the same mean
+#:   test error with and without the step (public −0.256 / −0.257, aside −0.059 both) — five
+#:   trainings for nothing. Without the span step the L1 pick loses 0.2 points on the public
+#:   cases, with 9 cases more than 2 points worse instead of 5;
 #: * θ₀ and its steps (``START_CANDIDATE``): the picks without them are as good.
-NEIGHBOUR_STEPS = {"span": ((2.0, 0.0),), "rm-l2": ((2.0, 0.0),)}
+NEIGHBOUR_STEPS = {"l2": {"rm-l2": ((2.0, 0.0),)}, "l1": {"span": ((2.0, 0.0),)}}
 #: Steps from the start θ₀ (scikit-learn's defaults C = 1, gamma='scale') that are candidates,
 #: when the start is a candidate (``START_CANDIDATE``).
 START_STEPS = ()
@@ -250,8 +254,17 @@ def tuning_rows(y, subsample: int | None, random_state=None):
     return S, V
 
 
+def loss_steps(steps, loss: str | None):
+    """The steps of the loss ``loss`` when ``steps`` is a dict by loss ('l1', 'l2'; a loss it
+    does not name: no steps), else ``steps`` itself (a dict by bound name, or one sequence of
+    steps for every bound)."""
+    if isinstance(steps, dict) and steps and set(steps) <= {"l1", "l2"}:
+        return steps.get(loss, {})
+    return steps
+
+
 def candidate_points(x0, minima, lower, upper, steps=None, start_steps=None,
-                     include_start=None):
+                     include_start=None, loss=None):
     """[(source, θ)]: each bound's minimum followed by it moved by each of its ``steps``
     (Δ ln C, Δ ln σ²), then — with ``include_start`` — θ₀ and θ₀ moved by each of
     ``start_steps`` (all clipped to the box); duplicates (to 1e-9) dropped. ``steps``: a
@@ -259,7 +272,7 @@ def candidate_points(x0, minima, lower, upper, steps=None, start_steps=None,
     for every bound; defaults ``NEIGHBOUR_STEPS``, ``START_STEPS``, ``START_CANDIDATE``. Points
     of one kernel come one after the other, so the CV's warm start between them is a step in C
     alone (no kernel value)."""
-    steps = NEIGHBOUR_STEPS if steps is None else steps
+    steps = loss_steps(NEIGHBOUR_STEPS if steps is None else steps, loss)
     start_steps = START_STEPS if start_steps is None else start_steps
     include_start = START_CANDIDATE if include_start is None else include_start
     cands = []
@@ -376,7 +389,7 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         njev += res.njev
         path.extend(dict(e, stage=name) for e in res.path)
 
-    cands = candidate_points(x0, minima, lower, upper, steps, start_steps)
+    cands = candidate_points(x0, minima, lower, upper, steps, start_steps, loss=loss)
     cv = make("cv-error", Xv, yv, kernel, loss=loss,
               random_state=0 if random_state is None else random_state, tol=cv_tol,
               n_jobs=n_jobs, weights=wv, **val_kw, **kw)
@@ -405,7 +418,7 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         # searches ran off, e.g. to a σ² so small that the SVM memorises): validate θ₀ too
         # the same list with the start appended (candidate_points drops its duplicates)
         extra = candidate_points(x0, minima, lower, upper, steps, start_steps,
-                                 include_start=True)[len(cands):]
+                                 include_start=True, loss=loss)[len(cands):]
         validate(extra)
         start_added = bool(extra)
     n_trainings += cv.n_trainings

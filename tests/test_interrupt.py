@@ -278,28 +278,28 @@ def test_resume_after_an_interruption_ends_where_the_uninterrupted_run_ends(
 
 def test_resume_in_the_validation_of_the_candidates_trains_only_what_the_log_lacks(
         small, tmp_path, monkeypatch):
-    """Interrupted after the first CV candidate of criterion='auto' (the bound's minimum): the
-    resumed run answers it from the log, trains the folds of the others (the minimum's folds
-    again, for the warm start of its step in C, whose values must be the uninterrupted run's)
-    and picks what the uninterrupted run picked."""
+    """Interrupted after the first CV candidate of criterion='auto' (the span minimum; with the
+    L1 loss its step in C comes next): the resumed run answers it from the log, trains the
+    folds of the others (the minimum's folds again, for the warm start of its step in C, whose
+    values must be the uninterrupted run's) and picks what the uninterrupted run picked."""
     from svmbound.criteria.reference import CrossValidationError
 
     X, y = small
-    ref = BoundSVC().fit(X, y)
+    ref = BoundSVC(loss="l1").fit(X, y)
     n_cand = len(ref.search_.candidates)
     k = ref.search_.nfev - n_cand + 1
     log = tmp_path / "run.jsonl"
     with monkeypatch.context() as m:
         _interrupt_after(m, k)
         with pytest.raises(KeyboardInterrupt):
-            BoundSVC(log_file=str(log)).fit(X, y)
+            BoundSVC(loss="l1", log_file=str(log)).fit(X, y)
     asked = []
     with monkeypatch.context() as m:
         real = CrossValidationError.precompute
         m.setattr(CrossValidationError, "precompute",
                   lambda self, thetas, skip=0: asked.append((len(thetas), skip)) or
                   real(self, thetas, skip))
-        res = BoundSVC(log_file=str(log), resume=True).fit(X, y)
+        res = BoundSVC(loss="l1", log_file=str(log), resume=True).fit(X, y)
     assert asked == [(n_cand, 1)]
     assert "ln C +2" in ref.search_.candidates[1]["source"]
     assert res.search_.candidates == ref.search_.candidates

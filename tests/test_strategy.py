@@ -12,7 +12,7 @@ from sklearn.preprocessing import StandardScaler
 from svmbound import BoundSVC
 from svmbound.checks import ModelWarning, is_severe, minority_rate, model_problems
 from svmbound.estimators import DEFAULT_BOUNDS
-from svmbound.strategy import candidate_points, scale_log_sigma2
+from svmbound.strategy import candidate_points, loss_steps, scale_log_sigma2
 
 
 @pytest.fixture(scope="module")
@@ -92,24 +92,44 @@ def test_candidates_steps_by_bound_and_the_start_only_when_asked():
 
 def test_default_candidates_are_the_minima_and_their_steps():
     """The default strategy's candidates (strategy.NEIGHBOUR_STEPS, START_CANDIDATE): each
-    bound's minimum, the span minimum with C·e² and, for the L2 loss, the radius–margin minimum
-    with C·e², in that order; CV picks among them."""
+    bound's minimum and one minimum with C·e² — for the L2 loss the radius–margin one, for the
+    L1 loss the span one — the minima in the order of AUTO_BOUNDS, each followed by its step;
+    CV picks among them."""
     X, y = make_classification(n_samples=120, n_features=4, random_state=3)
     top = DEFAULT_BOUNDS["log_C"][1]
-    for loss, expected in (("l2", ["span minimum", "span minimum, ln C +2", "rm-l2 minimum",
-                                   "rm-l2 minimum, ln C +2"]),
+    for loss, expected in (("l2", ["span minimum", "rm-l2 minimum", "rm-l2 minimum, ln C +2"]),
                            ("l1", ["span minimum", "span minimum, ln C +2", "rm-l1 minimum"])):
         est = BoundSVC(loss=loss).fit(X, y)
         cands = est.search_.candidates
         sources = [c["source"] for c in cands]
         # a step clipped onto another candidate is dropped as a duplicate; none is here
         assert sources == expected
-        for i, stage in ((0, "span"), (2, f"rm-{loss}")):
+        for stage in ("span", f"rm-{loss}"):
+            i = sources.index(f"{stage} minimum")
             x = np.asarray(est.search_.stages[stage].x)
             np.testing.assert_allclose(cands[i]["x"], x)
-            if i + 1 < len(cands) and sources[i + 1].startswith(stage):
+            if f"{stage} minimum, ln C +2" in sources:
                 np.testing.assert_allclose(cands[i + 1]["x"], [min(x[0] + 2.0, top), x[1]])
         assert est.search_.fun == min(c["cv_rate"] for c in cands)
+
+
+def test_steps_by_loss_pick_the_loss_entry():
+    """NEIGHBOUR_STEPS may give the steps per loss: candidate_points takes the entry of its
+    loss (none for a loss it does not name); a dict by bound name or a plain sequence of
+    steps applies to every loss."""
+    lower, upper = np.array([-10.0, -5.0]), np.array([10.0, 5.0])
+    minima = [("span", np.array([1.0, 1.0])), ("rm-l2", np.array([-3.0, 2.0]))]
+    by_loss = {"l2": {"rm-l2": ((2.0, 0.0),)}, "l1": {"span": ((1.0, 0.0),)}}
+    names = {loss: [s for s, _ in candidate_points(np.zeros(2), minima, lower, upper,
+                                                     steps=by_loss, include_start=False,
+                                                     loss=loss)]
+             for loss in ("l2", "l1")}
+    assert names["l2"] == ["span minimum", "rm-l2 minimum", "rm-l2 minimum, ln C +2"]
+    assert names["l1"] == ["span minimum", "span minimum, ln C +1", "rm-l2 minimum"]
+    assert loss_steps({"l2": {"span": ((2.0, 0.0),)}}, "l1") == {}
+    by_bound = {"span": ((2.0, 0.0),)}
+    assert loss_steps(by_bound, "l1") is by_bound
+    assert loss_steps(((2.0, 0.0),), "l2") == ((2.0, 0.0),)
 
 
 def test_search_budget_stops_each_bound_search(monkeypatch):
