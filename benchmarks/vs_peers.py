@@ -440,6 +440,10 @@ def main(argv=None):
     ap.add_argument("--methods", nargs="+", default=list(DEFAULT_METHODS),
                     help="of " + ", ".join(PEERS + tuple(OURS)))
     ap.add_argument("--cases", nargs="+", default=None, help="only these case names")
+    ap.add_argument("--seed", type=int, default=0,
+                    help="seed of every method's CV folds, random draws and random_state "
+                         "(default 0, the recorded runs'); another seed measures how much a "
+                         "method's test error moves with its folds alone")
     ap.add_argument("--shard", default=None, help="I/N: run every N-th case from the I-th")
     ap.add_argument("--json-out", default=None, help="append one JSON line per case here")
     ap.add_argument("--merge", nargs="+", default=None, help="report from these JSON-line files")
@@ -486,7 +490,7 @@ def main(argv=None):
         BoundSVC().fit(*make_classification(60, 4, random_state=0))  # numba compile, not timed
         records = []
         for suite, name, loader in todo:
-            rec = evaluate_case(suite, name, loader, args.methods, args.jobs,
+            rec = evaluate_case(suite, name, loader, args.methods, args.jobs, seed=args.seed,
                                 candidate_errors=args.candidate_errors)
             records.append(rec)
             print(json.dumps({"case": name, **{m: round(100 * v["error"], 2)
