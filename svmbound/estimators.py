@@ -487,7 +487,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         return result, np.asarray(result.x, dtype=float).copy()
 
     def _minimize(self, fun, grad, x0, lower, upper, callback, gtol=None, max_fev=None,
-                  backtrack="halve"):
+                  backtrack="halve", max_step=2.0):
         """One gradient search (bfgs, lbfgsb or projected-gradient) of ``fun``, stopping when
         the projected gradient is below ``gtol`` (default ``self.gtol``) times |f(x0)|, or
         (bfgs, lbfgsb) after ``max_fev`` evaluations of ``fun`` (None: no budget)."""
@@ -498,7 +498,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         if self.search == "bfgs":
             return minimize_projected_bfgs(fun, grad, x0, lower, upper, max_iter=max_iter,
                                            gtol_rel=gtol_rel, max_fev=max_fev,
-                                           backtrack=backtrack,
+                                           backtrack=backtrack, max_step=max_step,
                                            callback=callback)
         # gtol relative to |f(start)| as for BFGS (the start is evaluated again by the
         # search; the criterion answers the gradient from this evaluation).

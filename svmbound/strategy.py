@@ -13,7 +13,7 @@
    minority rate) with its minimum at too small a C (ijcnn1), and the L1 bound (3.3) can prefer a
    near hard-margin machine (heart, australian). Each search stops at a relative gradient
    tolerance (``STAGE_GTOL``) or after ``STAGE_MAX_FEV`` evaluations (span 4, radius–margin
-   6), and solves at ``STAGE_TOL`` (1e-3) at least: it only has to find the region. A failed
+   5 for L2 and 6 for L1), and solves at ``STAGE_TOL`` (1e-3) at least: it only has to find the region. A failed
    trial step is shortened by quadratic interpolation (``STAGE_BACKTRACK``) rather than
    Chung's halving.
 3. **Candidates**: each search's minimum, and one of them with C multiplied by e²
@@ -134,16 +134,21 @@ STAGE_GTOL = 1e-2
 #: default").
 #:
 #: The budget is per criterion (a dict by criterion name; a number is the same for all): 4 for
-#: the span search, 6 for the radius–margin search. The two run side by side, and the span
-#: search is the slower one: an evaluation costs 1.4–2.8 SVC fits against 0.5–1.7 (BENCHMARKS.md,
-#: "Cost of one criterion evaluation"). Its minimum is a candidate together with its step
-#: C·e², which covers a search stopped early in C. Measured against 8 for both (BENCHMARKS.md,
+#: the span search, 5 for the L2 radius–margin search, 6 for the L1 one. The searches run side
+#: by side, and the span search is the slower one: an evaluation costs 1.4–2.8 SVC fits
+#: against 0.5–1.7 (BENCHMARKS.md, "Cost of one criterion evaluation"). A minimum whose step
+#: C·e² is a candidate too (``NEIGHBOUR_STEPS``: the span one for L1, the L2 radius–margin
+#: one) is covered there when its search stopped early in C. The L2 radius–margin budget 5
+#: instead of 6 (BENCHMARKS.md, "The L2 radius–margin search: 5 evaluations"): 4.6 % less time
+#: on the quick cases (``setting_timing.py``), mean test error − GridSearchCV's within noise
+#: (IDA −0.166 → −0.129, LIBSVM −0.078 → −0.107, aside −0.083 → −0.073 points; the same on
+#: the six largest). Measured for 4 / 6 / 6 against 8 for both (BENCHMARKS.md,
 #: "A budget per search"; test error − GridSearchCV's, mean, L2 / L1): public 88 −0.190 /
 #: −0.202 against −0.198 / −0.212; aside 22 −0.053 / −0.042 against −0.054 / −0.082; six
 #: largest −0.196 / −0.189 against −0.167 / −0.077; LIBSVM L1 +0.051 against +0.222. Time was
 #: 6–29 % less (geometric mean per suite), with a median of 8.5–10 evaluations a tuning
 #: against 10–13.5.
-STAGE_MAX_FEV = {"span": 4, "rm-l2": 6, "rm-l1": 6}
+STAGE_MAX_FEV = {"span": 4, "rm-l2": 5, "rm-l1": 6}
 #: Solver tolerance of the bound searches' SVM and radius solves, at least (None: the
 #: estimator's ``tol``). Chung §4.3 solves at 1e-6 so that the last steps of a search that must
 #: reach the minimum get exact gradients; these searches stop at ``STAGE_GTOL`` or after
@@ -162,6 +167,13 @@ STAGE_TOL = 1e-3
 #: "Interpolated backtracking"): public 88 cases −0.120 / −0.204 with halving, −0.119 / −0.257
 #: interpolated; aside 22 cases −0.013 / −0.006 and −0.023 / −0.059; 4 % less time.
 STAGE_BACKTRACK = "quadratic"
+#: Longest first trial step of a line search of the bound searches, ‖Δθ‖ in (ln C, ln σ²)
+#: (``minimize_projected_bfgs(max_step=)``; Chung's 2). The radius–margin search's first trial
+#: is rejected in about half of the cases (it overshoots), but 1 did not save evaluations
+#: (median 9.5–10 both) and moved the picks (``default_variants.py``, mean test error −
+#: GridSearchCV's, L2 / L1: public 88 −0.294 / +0.012 against −0.217 / −0.202, aside −0.186 /
+#: −0.146 against −0.083 / −0.042, six largest +0.005 / −0.181 against −0.184 / −0.189).
+STAGE_MAX_STEP = 2.0
 #: Steps (Δ ln C, Δ ln σ²) from a bound's minimum that are candidates too, by loss, then by the
 #: bound's name (a bound not listed: its minimum alone; ``loss_steps``). The bounds' known bias
 #: is towards too small a C (Chung §4.3, Table 4.1; ijcnn1 in issue 12): each loss has one
@@ -313,9 +325,10 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     searches (each a SearchResult with its path), ``result.path`` every evaluation in order.
     ``minimize(fun, grad, x0, lower, upper, callback)`` is the gradient search (default: the
     projected BFGS of Chung §4.2 with ``max_iter`` and ``gtol`` relative to |f(θ₀)|;
-    ``minimize`` is called with ``gtol=`` that relative tolerance and ``max_fev=``, the budget
+    ``minimize`` is called with ``gtol=`` that relative tolerance, ``max_fev=``, the budget
     of evaluations of each search: ``max_fev``, a number or a dict by criterion name, None for
-    ``STAGE_MAX_FEV``).
+    ``STAGE_MAX_FEV``, and ``backtrack=`` / ``max_step=``, ``STAGE_BACKTRACK`` /
+    ``STAGE_MAX_STEP``).
     ``n_jobs``: joblib threads for the bound searches (run side by side) and the CV folds;
     the result does not depend on it. ``wrap(criterion, tag)``, if given, wraps every criterion
     built here (search log, progress: ``svmbound.search.log.RunControl.wrap``), with the
@@ -365,10 +378,11 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         if minimize is None:
             res = minimize_projected_bfgs(crit.fun, crit.grad, x0, lower, upper,
                                           max_iter=max_iter, gtol_rel=gtol, max_fev=fev,
-                                          backtrack=STAGE_BACKTRACK, callback=callback)
+                                          backtrack=STAGE_BACKTRACK, max_step=STAGE_MAX_STEP,
+                                          callback=callback)
         else:
             res = minimize(crit.fun, crit.grad, x0, lower, upper, callback, gtol=gtol,
-                           max_fev=fev, backtrack=STAGE_BACKTRACK)
+                           max_fev=fev, backtrack=STAGE_BACKTRACK, max_step=STAGE_MAX_STEP)
         res.criterion = crit.name
         return crit.name, res, crit.n_trainings, _solution_at(crit, res.x, loss, split)
 
