@@ -215,12 +215,13 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
     groups : None, or an int array mapping each feature to a group that shares one σ² (ARD
         kernels only; e.g. ``svmbound.kernels_ard.tile_groups``, Chapelle Fig. 4).
     tol : solver tolerance of criterion evaluations (Chung §4.3 uses 1e-6) and of the final
-        model of a named criterion. With criterion='auto' every solve is at max(tol, 1e-3)
-        (SVC's and LIBSVM's default): the candidates are validated at 1e-3
-        (``svmbound.strategy.VALIDATION_TOL``) and the final model is the one that was
-        validated (on 20,000 rows at tol 1e-6 it took 1.2–1.9× as long as at 1e-3, for the
-        same test error: ``benchmarks/final_tolerance.py``); the bound searches, which only
-        have to find the region, solve at ``svmbound.strategy.STAGE_TOL`` (1e-3) too.
+        model of a named criterion. With criterion='auto' the final model is trained at
+        max(tol, 1e-3) (SVC's and LIBSVM's default, ``svmbound.strategy.VALIDATION_TOL``; on
+        20,000 rows at tol 1e-6 it took 1.2–1.9× as long as at 1e-3, for the same test error:
+        ``benchmarks/final_tolerance.py``); the bound searches, which only have to find the
+        region, solve at max(tol, 1e-3) too (``svmbound.strategy.STAGE_TOL``), and the CV
+        trainings, which only count held-out errors, at max(tol, 1e-2)
+        (``svmbound.strategy.CV_TOL``).
     max_iter : maximal iterations of the gradient searches.
     max_epochs : epochs (evaluations after the start) of the annealing search (Acevedo §3).
     n_folds : folds of the cross-validation that picks among the candidates of
