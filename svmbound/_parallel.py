@@ -48,7 +48,8 @@ import os
 from contextlib import contextmanager
 from functools import partial
 
-__all__ = ["parallel_map", "n_workers", "leaf_pool", "worker_cap", "usable_cpus"]
+__all__ = ["parallel_map", "parallel_map_then", "n_workers", "leaf_pool", "worker_cap",
+           "usable_cpus"]
 
 _leaf_pool = None
 _leaf_pool_pid = None
@@ -173,6 +174,56 @@ def parallel_map(fn, items, n_jobs) -> list:
                 return list(pool.map(call, items))
         call = partial(_call_in_context, fn, share, _process(), blas_threads(), cap)
         return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(call)(x) for x in items)
+    except KeyboardInterrupt:
+        request_stop()
+        raise
+
+
+def parallel_map_then(fn, items, then, gn, n_jobs) -> tuple[list, list]:
+    """(``[fn(x) for x in items]``, ``[[gn(t) for t in then(i, fn(x_i))] for each i]``): each
+    item's follow-up work ``then(i, result)`` (called in this thread, a list of tasks for
+    ``gn``) is started as soon as that item's result is in, on the same workers, so that a
+    worker whose item finished early does the follow-up work instead of waiting for the
+    others (the default strategy: the CV folds of one bound search's candidates while the other
+    search runs). Results in the order of ``items`` and of each ``then`` list, whatever the
+    order of completion. On threads (the default) one ``ThreadPoolExecutor`` of
+    :func:`n_workers` threads; under another joblib backend, or with one worker, the same as
+    ``parallel_map(fn, items)`` and then ``parallel_map(gn, every task)`` (``then`` in the
+    order of ``items``). ``fn`` and ``gn`` follow :func:`parallel_map`'s rules."""
+    from .solvers import request_stop
+    from .solvers.qp import cache_share
+
+    items = list(items)
+    threads = _threads_backend()
+    cap = getattr(_cap, "k", None)
+    workers = n_workers(n_jobs, threads)
+    if not threads or workers == 1 or len(items) < 2:
+        results = parallel_map(fn, items, n_jobs)
+        tasks = [list(then(i, r)) for i, r in enumerate(results)]
+        flat = parallel_map(gn, [t for ts in tasks for t in ts], n_jobs)
+        out, k = [], 0
+        for ts in tasks:
+            out.append(flat[k:k + len(ts)])
+            k += len(ts)
+        return results, out
+    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
+    share = cache_share() / workers
+    call_fn = partial(_call_in_context, fn, share, None, None, cap)
+    call_gn = partial(_call_in_context, gn, share, None, None, cap)
+    try:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            first = {pool.submit(call_fn, x): i for i, x in enumerate(items)}
+            results: list = [None] * len(items)
+            follow: list = [[] for _ in items]
+            pending = set(first)
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for f in sorted(done, key=first.get):
+                    i = first[f]
+                    results[i] = f.result()
+                    follow[i] = [pool.submit(call_gn, t) for t in then(i, results[i])]
+            return results, [[f.result() for f in fs] for fs in follow]
     except KeyboardInterrupt:
         request_stop()
         raise

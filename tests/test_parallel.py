@@ -168,3 +168,42 @@ def test_an_error_in_a_worker_reaches_the_caller():
 
     with pytest.raises(ValueError, match="item 3"):
         parallel_map(boom, range(5), 2)
+
+
+def test_follow_up_work_starts_when_its_item_ends_not_after_all_items(four_cpus):
+    """parallel_map_then: the follow-up of the item that ends first runs while another item
+    still runs. Item 0 waits for an event that only item 1's follow-up sets: run one after the
+    other, it would time out."""
+    import threading
+
+    from svmbound._parallel import parallel_map_then
+
+    follow_up_ran = threading.Event()
+
+    def fn(i):
+        if i == 0:
+            return follow_up_ran.wait(timeout=10.0)     # True only if the follow-up ran meanwhile
+        return "quick"
+
+    def then(i, result):
+        return [("set", i)] if i == 1 else [("noop", i), ("noop", i)]
+
+    def gn(task):
+        if task[0] == "set":
+            follow_up_ran.set()
+        return task
+
+    results, follow = parallel_map_then(fn, [0, 1], then, gn, 2)
+    assert results == [True, "quick"]
+    assert follow == [[("noop", 0), ("noop", 0)], [("set", 1)]]
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_follow_up_results_keep_the_order_of_items_and_tasks(n_jobs):
+    from svmbound._parallel import parallel_map_then
+
+    results, follow = parallel_map_then(lambda x: x * 10, range(4),
+                                        lambda i, r: [(r, j) for j in range(i)],
+                                        lambda t: t[0] + t[1], n_jobs)
+    assert results == [0, 10, 20, 30]
+    assert follow == [[], [10], [20, 21], [30, 31, 32]]

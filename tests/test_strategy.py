@@ -421,3 +421,55 @@ def test_final_training_starts_from_the_searchs_solution_at_a_chosen_minimum(mon
         f_cold = cold.training_decision(y_pm)
         np.testing.assert_array_equal(np.sign(est.decision_function(X)), np.sign(f_cold))
     assert seen >= 2
+
+
+@pytest.mark.parametrize("loss", ["l2", "l1"])
+def test_cv_started_as_each_search_ends_gives_the_same_pick_and_trains_each_fold_once(
+        loss, monkeypatch):
+    """OVERLAP_CV: a search that ends first validates its candidates while the other runs.
+    The candidates' CV errors and hinge losses, the pick and the number of fold trainings are
+    those of validating every candidate after both searches."""
+    from svmbound import strategy
+    from svmbound.criteria import reference
+
+    X, y = make_classification(n_samples=160, n_features=5, flip_y=0.05, random_state=7)
+    runs = {}
+    for overlap in (False, True):
+        folds = []
+        real = reference.CrossValidationError._fold
+        with monkeypatch.context() as m:
+            m.setattr(strategy, "OVERLAP_CV", overlap)
+            m.setattr(reference.CrossValidationError, "_fold",
+                      lambda self, k, C, *a: folds.append((k, C)) or real(self, k, C, *a))
+            est = BoundSVC(loss=loss, n_jobs=2, random_state=0).fit(X, y)
+        runs[overlap] = (est.search_.candidates, est.best_theta_.tolist(), sorted(folds))
+    assert runs[True] == runs[False]
+    n_cand = len(runs[True][0])
+    assert len(runs[True][2]) == 5 * n_cand          # every fold of every candidate, once
+
+
+def test_cv_pieces_of_the_lower_rank_are_kept():
+    """Two runs train the same θ (two searches ending at one point): the results kept are
+    those of the lower rank, whichever was kept first; a θ with results is not trained
+    again."""
+    from svmbound.criteria.reference import CrossValidationError
+    from svmbound.kernels import RBFKernel
+
+    X, y = make_classification(n_samples=80, n_features=4, random_state=2)
+    y = np.where(y > 0, 1.0, -1.0)
+    cv = CrossValidationError(X, y, RBFKernel(), n_folds=3, random_state=0, tol=1e-3)
+    shared, other = np.array([1.0, 0.5]), np.array([-1.0, 0.5])
+    first = cv.pieces([other, shared], rank=0)       # warm start along the run: other → shared
+    second = cv.pieces([shared], rank=1)             # cold at shared
+    out_first = [cv.run_piece(t) for t in first]
+    out_second = [cv.run_piece(t) for t in second]
+    cv.keep_pieces(second, out_second)               # the higher rank kept first ...
+    cv.keep_pieces(first, out_first)                 # ... is replaced by the lower one
+    C, kernel = cv.split_theta(shared)
+    from svmbound.criteria.reference import _kernel_key
+
+    kept = cv._precomputed[(C, _kernel_key(kernel))]
+    assert [r[1] for r in kept] == [o[1][1] for o in out_first]
+    assert [r[0].n_iter for r in kept] == [o[1][0].n_iter for o in out_first]
+    assert [o[1][0].n_iter for o in out_first] != [o[0][0].n_iter for o in out_second]
+    assert cv.pieces([other, shared]) == []          # everything trained: nothing to do

@@ -138,6 +138,7 @@ class CrossValidationError(_ReferenceCriterion):
         self._fold_prev: list = [None] * self.n_folds
         self._fold_key: list = [None] * self.n_folds
         self._precomputed: dict = {}
+        self._fold_ranks: dict = {}         # (C, kernel key) -> rank of each fold's result
 
     def _total(self) -> float:
         return held_out_total(self.folds, self.weights, self.y.size)
@@ -171,7 +172,8 @@ class CrossValidationError(_ReferenceCriterion):
     def precompute(self, thetas, skip: int = 0) -> None:
         """Train every fold at every θ of ``thetas``, for ``evaluate`` to answer them later;
         the first ``skip`` θ are answered elsewhere (a resumed run's log): a run (below) of
-        them alone is not trained, and their results are not kept.
+        them alone is not trained, and their results are not kept. A run whose θ all have
+        results already (:meth:`keep_pieces`) is not trained again.
 
         The θ are cut into runs of consecutive points with one kernel (one ln σ², C varying:
         the default strategy's minimum and its step in C); the pieces of work are (fold, run),
@@ -184,6 +186,16 @@ class CrossValidationError(_ReferenceCriterion):
         ``n_jobs``."""
         from .._parallel import parallel_map
 
+        tasks = self.pieces(thetas, skip)
+        self.keep_pieces(tasks, parallel_map(self.run_piece, tasks, self.n_jobs))
+
+    def pieces(self, thetas, skip: int = 0, rank: float = np.inf) -> list:
+        """The (fold, run, rank) pieces of work of :meth:`precompute` for ``thetas`` (a run:
+        [(C, kernel, kernel key, keep)]), without the runs whose kept θ all have results of
+        this ``rank`` or a lower one already (rank ∞, the default: of any rank). ``rank``
+        orders pieces that train the same θ in different runs (the default strategy's
+        searches, each validating its own candidates as soon as it ends): the result of the
+        lowest rank is kept, whichever finished first."""
         runs: list = []
         for i, theta in enumerate(thetas):
             C, kernel = self.split_theta(theta)
@@ -193,28 +205,44 @@ class CrossValidationError(_ReferenceCriterion):
             else:
                 runs.append([(C, kernel, key, i >= skip)])
         runs = [run for run in runs if run[-1][3]]
+        runs = [run for run in runs
+                if not all(self._has_results(C, key, rank) for C, _, key, keep in run if keep)]
+        return [(k, run, rank) for run in runs for k in range(self.n_folds)]
 
-        def piece(task):
-            k, run = task
-            prev = prev_key = None
-            out = []
-            for C, kernel, key, _ in run:
-                res = self._fold(k, C, kernel, prev, prev_key)
-                out.append(res)
-                prev, prev_key = res[0], key
-            return out
+    def run_piece(self, task) -> list:
+        """The (solution, errors, hinge loss) of one fold at each θ of one run (a piece of
+        :meth:`pieces`), warm-started along the run; changes nothing in ``self``."""
+        k, run, _ = task
+        prev = prev_key = None
+        out = []
+        for C, kernel, key, _ in run:
+            res = self._fold(k, C, kernel, prev, prev_key)
+            out.append(res)
+            prev, prev_key = res[0], key
+        return out
 
-        tasks = [(k, run) for run in runs for k in range(self.n_folds)]
-        done = parallel_map(piece, tasks, self.n_jobs)
-        for (k, run), outs in zip(tasks, done):
+    def keep_pieces(self, tasks, outputs) -> None:
+        """Keep the results of :meth:`run_piece` for ``evaluate``; a fold result of a lower
+        rank is not replaced (one of the same rank is: the last one kept stands)."""
+        for (k, run, rank), outs in zip(tasks, outputs):
             for (C, _, key, keep), res in zip(run, outs):
-                if keep:
+                if not keep:
+                    continue
+                ranks = self._fold_ranks.setdefault((C, key), [None] * self.n_folds)
+                if ranks[k] is None or rank <= ranks[k]:
+                    ranks[k] = rank
                     self._precomputed.setdefault((C, key), [None] * self.n_folds)[k] = res
+
+    def _has_results(self, C, key, rank) -> bool:
+        """Whether every fold at (C, kernel key) has a kept result of at most ``rank``."""
+        ranks = self._fold_ranks.get((C, key))
+        return ranks is not None and all(r is not None and r <= rank for r in ranks)
 
     def _compute(self, C, kernel, need_grad):
         key = _kernel_key(kernel)
         out = self._precomputed.pop((C, key), None)
-        if out is None:
+        self._fold_ranks.pop((C, key), None)
+        if out is None or any(r is None for r in out):
             # the folds are independent: joblib threads (the SMO and BLAS release the GIL)
             from .._parallel import parallel_map
 
