@@ -29,10 +29,13 @@
    ``random_state``) of an SVM of the estimator's loss at each candidate; the smallest error
    wins; ties go to the smaller C, then the smaller held-out hinge loss (:func:`_cv_key`).
    These are ``n_folds`` trainings per candidate at tolerance 1e-2 (``CV_TOL``: they only
-   have to count held-out errors), all trained at once in (fold, kernel) pieces on ``n_jobs``
-   workers (``CrossValidationError.precompute``): a minimum's step in C is warm-started from
-   the minimum's fold solution and reuses its gradient. The chosen model is then trained on
-   every row at LIBSVM's tolerance 1e-3 (``VALIDATION_TOL``).
+   have to count held-out errors), trained in (fold, kernel) pieces on ``n_jobs`` workers
+   (``CrossValidationError.pieces``): a minimum's step in C is warm-started from the
+   minimum's fold solution and reuses its gradient. The pieces of a search's candidates start
+   as soon as that search ends, on the worker it leaves, while the other search still runs
+   (``OVERLAP_CV``, ``_parallel.parallel_map_then``); the results are the same as when every
+   piece waits for both searches. The chosen model is then trained on every row at LIBSVM's
+   tolerance 1e-3 (``VALIDATION_TOL``).
 
 5. **Large data** (more than 2·``subsample`` rows, ``BoundSVC(tune_subsample=5000)``; the
    subsample is smaller where the span bound's working memory on it, about 2.4·8·m² bytes,
@@ -220,7 +223,12 @@ VALIDATION_TOL = 1e-3
 CV_TOL = 1e-2
 #: Whether a bound search that ends before the other starts the CV trainings of its own
 #: candidates at once, on the worker it leaves (``_parallel.parallel_map_then``), instead of
-#: every CV training waiting for both searches. The same trainings, the same results.
+#: every CV training waiting for both searches. The same trainings, the same results (a θ
+#: that both searches' candidates share keeps the first search's fold results:
+#: ``CrossValidationError.keep_pieces``). The two searches rarely take the same time (IDA
+#: german/1: span 220 ms, radius–margin 112 ms); measured (``benchmarks/setting_timing.py
+#: --quick --b OVERLAP_CV=False``, 23 quick cases, 2 cores): without it a fit takes 8.0 %
+#: (L2) and 8.8 % (L1) longer (geometric mean), the same test errors on all 116 binary cases.
 OVERLAP_CV = True
 #: On large data (n > 2·subsample) the candidates are validated on up to this many times
 #: ``subsample`` rows outside the subsample.
