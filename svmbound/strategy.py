@@ -13,9 +13,9 @@
    minority rate) with its minimum at too small a C (ijcnn1), and the L1 bound (3.3) can prefer a
    near hard-margin machine (heart, australian). Each search stops at a relative gradient
    tolerance (``STAGE_GTOL``) or after ``STAGE_MAX_FEV`` evaluations (span 4, radius–margin
-   5 for L2 and 6 for L1), and solves at ``STAGE_TOL`` (1e-3) at least: it only has to find the region. A failed
-   trial step is shortened by quadratic interpolation (``STAGE_BACKTRACK``) rather than
-   Chung's halving.
+   5 for L2 and 6 for L1), and solves at ``STAGE_TOL`` (1e-3) at least: it only has to find
+   the region. A failed trial step is shortened by quadratic interpolation
+   (``STAGE_BACKTRACK``) rather than Chung's halving.
 3. **Candidates**: each search's minimum, and one of them with C multiplied by e²
    (``NEIGHBOUR_STEPS``; the bounds' known bias is towards too small a C — Chung §4.3): the L2
    radius–margin minimum's for the L2 loss, the span minimum's for the L1 loss: three points,
