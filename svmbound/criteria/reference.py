@@ -120,7 +120,9 @@ class CrossValidationError(_ReferenceCriterion):
 
     :meth:`precompute` trains the folds of several θ at once (the default strategy's
     candidates), in more parallel pieces than the folds of one θ; ``evaluate`` then answers
-    those θ from its results.
+    those θ from its results. :meth:`pieces`, :meth:`run_piece` and :meth:`keep_pieces` are
+    its three steps, for a caller that schedules the pieces itself (the default strategy
+    starts a bound search's pieces as soon as that search ends).
     """
 
     name = "cv-error"
