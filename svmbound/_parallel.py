@@ -106,17 +106,40 @@ def _process() -> tuple:
     return socket.gethostname(), os.getpid()
 
 
-def _call_in_context(fn, share, caller, blas_threads, cap, x):
+def _call_in_context(fn, share, caller, blas_threads, cap, x, flag=None):
     """``fn(x)`` with the kernel-row cache share ``share`` (thread-local), the caller's
     :func:`worker_cap` ``cap`` and, in a process other than the ``caller`` (``_process()``;
-    None: a thread of the caller's), BLAS limited to the caller's ``blas_threads``.
+    None: a thread of the caller's), BLAS limited to the caller's ``blas_threads``; with a
+    ``flag`` (threads only), every solve of ``fn`` stops on it (``solvers.interrupt.stop_scope``).
     Module-level, so that it pickles by reference (only ``fn`` needs cloudpickle)."""
     from ._blas import limit_blas
+    from .solvers.interrupt import stop_scope
     from .solvers.qp import cache_share_scope
 
     here = caller is None or _process() == caller
     with cache_share_scope(share), limit_blas(None if here else blas_threads), worker_cap(cap):
-        return fn(x)
+        if flag is None:
+            return fn(x)
+        with stop_scope(flag):
+            return fn(x)
+
+
+@contextmanager
+def _call_flag():
+    """A stop flag for the worker threads of one call, registered while the call runs (Ctrl-C's
+    ``request_stop`` reaches it) and already set when the calling thread's own flag is (a call
+    made by a worker of an interrupted call). The caller sets it when the call fails (Ctrl-C
+    while waiting, an error in one worker): the solves running in the other workers stop at
+    their next iteration, and those they would start return at once, instead of the call
+    waiting for every worker's whole task (both bound searches, on a Ctrl-C: seconds to
+    minutes)."""
+    from .solvers.interrupt import StopFlag, current_flag
+
+    outer = current_flag()
+    with StopFlag() as flag:
+        if outer is not None and outer.is_set:
+            flag.set()
+        yield flag
 
 
 def _threads_backend() -> bool:
@@ -167,11 +190,20 @@ def parallel_map(fn, items, n_jobs) -> list:
             # joblib's own threading backend costs ~12 ms a call in set-up and dispatch (a
             # thread pool per Parallel call), a fresh ThreadPoolExecutor ~0.5 ms: on a 100-row
             # problem, whose whole tuning takes ~50 ms, that was half the time with n_jobs=2
-            from concurrent.futures import ThreadPoolExecutor
+            from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
-            call = partial(_call_in_context, fn, share, None, None, cap)
-            with ThreadPoolExecutor(max_workers=workers) as pool:
-                return list(pool.map(call, items))
+            with _call_flag() as flag, ThreadPoolExecutor(max_workers=workers) as pool:
+                call = partial(_call_in_context, fn, share, None, None, cap, flag=flag)
+                try:
+                    futures = [pool.submit(call, x) for x in items]
+                    wait(futures, return_when=FIRST_EXCEPTION)
+                    for f in futures:          # the first failed item, in the items' order
+                        if f.done() and f.exception() is not None:
+                            raise f.exception()
+                    return [f.result() for f in futures]
+                except BaseException:
+                    flag.set()        # the other workers stop now, not at their tasks' end
+                    raise
         call = partial(_call_in_context, fn, share, _process(), blas_threads(), cap)
         return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(call)(x) for x in items)
     except KeyboardInterrupt:
@@ -209,21 +241,25 @@ def parallel_map_then(fn, items, then, gn, n_jobs) -> tuple[list, list]:
     from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
     share = cache_share() / workers
-    call_fn = partial(_call_in_context, fn, share, None, None, cap)
-    call_gn = partial(_call_in_context, gn, share, None, None, cap)
     try:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            first = {pool.submit(call_fn, x): i for i, x in enumerate(items)}
-            results: list = [None] * len(items)
-            follow: list = [[] for _ in items]
-            pending = set(first)
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for f in sorted(done, key=first.get):
-                    i = first[f]
-                    results[i] = f.result()
-                    follow[i] = [pool.submit(call_gn, t) for t in then(i, results[i])]
-            return results, [[f.result() for f in fs] for fs in follow]
+        with _call_flag() as flag, ThreadPoolExecutor(max_workers=workers) as pool:
+            call_fn = partial(_call_in_context, fn, share, None, None, cap, flag=flag)
+            call_gn = partial(_call_in_context, gn, share, None, None, cap, flag=flag)
+            try:
+                first = {pool.submit(call_fn, x): i for i, x in enumerate(items)}
+                results: list = [None] * len(items)
+                follow: list = [[] for _ in items]
+                pending = set(first)
+                while pending:
+                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for f in sorted(done, key=first.get):
+                        i = first[f]
+                        results[i] = f.result()
+                        follow[i] = [pool.submit(call_gn, t) for t in then(i, results[i])]
+                return results, [[f.result() for f in fs] for fs in follow]
+            except BaseException:
+                flag.set()            # the other workers stop now (see _call_flag)
+                raise
     except KeyboardInterrupt:
         request_stop()
         raise

@@ -207,3 +207,58 @@ def test_follow_up_results_keep_the_order_of_items_and_tasks(n_jobs):
                                         lambda t: t[0] + t[1], n_jobs)
     assert results == [0, 10, 20, 30]
     assert follow == [[], [10], [20, 21], [30, 31, 32]]
+
+
+def _solves_until_stopped(seconds=30.0):
+    """Small SVM solves one after another for up to ``seconds``; returns how long it ran. A
+    solve whose stop flag is set raises SolverInterrupted, which ends it."""
+    import time
+
+    from sklearn.datasets import make_classification
+
+    from svmbound.kernels import RBFKernel
+    from svmbound.solvers import solve_svm_dual
+
+    X, y = make_classification(n_samples=300, n_features=8, random_state=0)
+    y = np.where(y > 0, 1.0, -1.0)
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        solve_svm_dual(X, y, RBFKernel(sigma2=4.0), 10.0, tol=1e-3)
+    return time.perf_counter() - t0
+
+
+@pytest.mark.parametrize("then", [False, True])
+def test_a_failing_worker_stops_the_solves_of_the_others_at_once(then, four_cpus):
+    """An error in one worker (or a Ctrl-C while the caller waits) ends the call within a
+    fraction of a second: the other workers' solves stop on the call's flag instead of running
+    their tasks to the end (here 30 s of solves)."""
+    import time
+
+    from svmbound._parallel import parallel_map_then
+
+    def fn(i):
+        if i == 0:
+            return _solves_until_stopped()
+        time.sleep(0.3)                      # the long task is well under way
+        raise ValueError("worker 1 failed")
+
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match="worker 1 failed"):
+        if then:
+            parallel_map_then(fn, [0, 1], lambda i, r: [], lambda t: t, 2)
+        else:
+            parallel_map(fn, [0, 1], 2)
+    assert time.perf_counter() - t0 < 5.0
+
+
+def test_a_call_made_by_a_stopped_worker_starts_stopped(four_cpus):
+    """A worker whose call was stopped may still start a nested call: its solves stop at once
+    too (the nested call's flag starts set)."""
+    from svmbound.solvers import SolverInterrupted
+    from svmbound.solvers.interrupt import StopFlag, stop_scope
+
+    outer = StopFlag()
+    outer.set()
+    with outer, stop_scope(outer):
+        with pytest.raises(SolverInterrupted):
+            parallel_map(lambda _: _solves_until_stopped(), [0, 1], 2)
