@@ -49,6 +49,10 @@ def _add_tune_options(p):
                    help="kernel cache in MB, or auto (default: a quarter of the memory, "
                         "200 MB to 4 GB)")
     p.add_argument("--random-state", type=int, default=0, help="seed for random choices")
+    p.add_argument("--n-jobs", type=_n_jobs_arg, default=1, metavar="N",
+                   help="worker threads for the independent work of --criterion auto (its two "
+                        "bound searches side by side, the CV folds) and of the one-vs-one "
+                        "pairs; -1: every core (default 1). The result is the same for any N")
     p.add_argument("--tune-subsample", type=_subsample_arg, default=5000, metavar="M",
                    help="criterion auto on more than 2*M rows: search on a stratified sample of "
                         "M rows, pick by the hold-out error on up to 4*M others, train the final "
@@ -367,7 +371,8 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
                    search=args.search, start=args.start, grid=grid_spec, degree=degree,
                    coef0=args.coef0, tol=args.tol, max_iter=args.max_iter,
                    max_epochs=args.max_epochs, cache_size=args.cache_size,
-                   random_state=args.random_state, **run_control_kwargs(args, err),
+                   random_state=args.random_state, n_jobs=getattr(args, "n_jobs", 1),
+                   **run_control_kwargs(args, err),
                    criterion_params=getattr(args, "criterion_params", None),
                    class_weight=getattr(args, "class_weight", None),
                    tune_subsample=getattr(args, "tune_subsample", 5000))
@@ -450,6 +455,18 @@ def _fallback_report(fb):
     out["path"] = [{"x": [float(v) for v in p["x"]], "value": float(p["value"])}
                    for p in fb.get("path", [])]
     return out
+
+
+def _n_jobs_arg(text):
+    """--n-jobs: a non-zero integer (joblib's n_jobs: -1 every core, -2 all but one, ...)."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n == 0:
+        raise argparse.ArgumentTypeError(f"expected a non-zero integer (-1: every core), got "
+                                         f"{text!r}")
+    return n
 
 
 def _cache_arg(text):

@@ -140,3 +140,21 @@ def test_select_prints_the_selectors_features(files, capsys):
     assert r["scaling_factors"] == sorted(r["scaling_factors"], reverse=True)
     assert main(["select", str(files / "train.txt"), "--keep", "0", "--quiet"]) == 2
     assert "n_features_to_select" in capsys.readouterr().err
+
+
+def test_tune_n_jobs_gives_the_same_model_and_zero_is_refused(files, capsys):
+    """--n-jobs runs the default's searches and CV folds on threads; the chosen θ and every
+    candidate's CV errors are those of one thread. 0 workers is an argument error."""
+    out = {}
+    for n in ("1", "2"):
+        code = main(["tune", str(files / "train.txt"), "--scale", "--json", "--quiet",
+                     "--n-jobs", n])
+        assert code == 0
+        r = json.loads(capsys.readouterr().out)
+        out[n] = (r["log_C"], r["log_sigma2"], [(c["x"], c["cv_errors"], c["cv_hinge"])
+                                                 for c in r["candidates"]])
+    assert out["1"] == out["2"]
+    with pytest.raises(SystemExit) as exc:
+        main(["tune", str(files / "train.txt"), "--n-jobs", "0"])
+    assert exc.value.code == 2
+    assert "non-zero integer" in capsys.readouterr().err
