@@ -761,7 +761,9 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
 
     # -- log, resume, progress ------------------------------------------------------------
     #: Parameters that do not change the search (left out of a log's header).
-    _RUN_CONTROL_PARAMS = ("verbose", "progress", "log_file", "resume")
+    #: Parameters that do not change the result: a log does not record them, so a run may be
+    #: resumed with other values (n_jobs: the same bits on any number of workers).
+    _RUN_CONTROL_PARAMS = ("verbose", "progress", "log_file", "resume", "n_jobs")
 
     def _progress_total(self, crit, lower, upper):
         """Evaluations the search will make, where known (grid, annealing), else None."""

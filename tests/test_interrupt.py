@@ -438,3 +438,20 @@ def test_the_command_says_it_is_starting_within_a_second(tmp_path):
     proc.kill()
     proc.wait()
     assert first.startswith("[svmbound] starting")
+
+
+def test_a_run_logged_on_one_thread_resumes_on_two(small, tmp_path, monkeypatch):
+    """n_jobs does not change the result, so it is not a setting of the log: a run logged
+    with n_jobs=1 and interrupted resumes with n_jobs=2 and ends where the uninterrupted run
+    ends."""
+    X, y = small
+    ref = BoundSVC(n_jobs=1).fit(X, y)
+    log = tmp_path / "run.jsonl"
+    with monkeypatch.context() as m:
+        _interrupt_after(m, ref.search_.nfev // 2)
+        with pytest.raises(KeyboardInterrupt):
+            BoundSVC(log_file=str(log), n_jobs=1).fit(X, y)
+    res = BoundSVC(log_file=str(log), resume=True, n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(res.best_theta_, ref.best_theta_)
+    assert res.search_.candidates == ref.search_.candidates
+    np.testing.assert_array_equal(res.predict(X), ref.predict(X))
