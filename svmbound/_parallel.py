@@ -45,7 +45,7 @@ is more than needed, never less).
 from __future__ import annotations
 
 import os
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from functools import partial
 
 __all__ = ["parallel_map", "parallel_map_then", "n_workers", "leaf_pool", "worker_cap",
@@ -117,11 +117,9 @@ def _call_in_context(fn, share, caller, blas_threads, cap, x, flag=None):
     from .solvers.qp import cache_share_scope
 
     here = caller is None or _process() == caller
-    with cache_share_scope(share), limit_blas(None if here else blas_threads), worker_cap(cap):
-        if flag is None:
-            return fn(x)
-        with stop_scope(flag):
-            return fn(x)
+    with cache_share_scope(share), limit_blas(None if here else blas_threads), worker_cap(cap), \
+            (nullcontext() if flag is None else stop_scope(flag)):
+        return fn(x)
 
 
 @contextmanager
@@ -140,6 +138,21 @@ def _call_flag():
         if outer is not None and outer.is_set:
             flag.set()
         yield flag
+
+
+@contextmanager
+def _stoppable_pool(workers: int):
+    """(pool, flag): a ``ThreadPoolExecutor`` of ``workers`` threads for one call and the
+    call's stop flag (:func:`_call_flag`), set when the ``with`` block fails — before the pool's
+    exit waits for its workers, so that they stop instead of finishing their tasks."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with _call_flag() as flag, ThreadPoolExecutor(max_workers=workers) as pool:
+        try:
+            yield pool, flag
+        except BaseException:
+            flag.set()
+            raise
 
 
 def _threads_backend() -> bool:
@@ -190,20 +203,16 @@ def parallel_map(fn, items, n_jobs) -> list:
             # joblib's own threading backend costs ~12 ms a call in set-up and dispatch (a
             # thread pool per Parallel call), a fresh ThreadPoolExecutor ~0.5 ms: on a 100-row
             # problem, whose whole tuning takes ~50 ms, that was half the time with n_jobs=2
-            from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+            from concurrent.futures import FIRST_EXCEPTION, wait
 
-            with _call_flag() as flag, ThreadPoolExecutor(max_workers=workers) as pool:
+            with _stoppable_pool(workers) as (pool, flag):
                 call = partial(_call_in_context, fn, share, None, None, cap, flag=flag)
-                try:
-                    futures = [pool.submit(call, x) for x in items]
-                    wait(futures, return_when=FIRST_EXCEPTION)
-                    for f in futures:          # the first failed item, in the items' order
-                        if f.done() and f.exception() is not None:
-                            raise f.exception()
-                    return [f.result() for f in futures]
-                except BaseException:
-                    flag.set()        # the other workers stop now, not at their tasks' end
-                    raise
+                futures = [pool.submit(call, x) for x in items]
+                wait(futures, return_when=FIRST_EXCEPTION)
+                for f in futures:          # the first failed item, in the items' order
+                    if f.done() and f.exception() is not None:
+                        raise f.exception()
+                return [f.result() for f in futures]
         call = partial(_call_in_context, fn, share, _process(), blas_threads(), cap)
         return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(call)(x) for x in items)
     except KeyboardInterrupt:
@@ -238,28 +247,24 @@ def parallel_map_then(fn, items, then, gn, n_jobs) -> tuple[list, list]:
             out.append(flat[k:k + len(ts)])
             k += len(ts)
         return results, out
-    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+    from concurrent.futures import FIRST_COMPLETED, wait
 
     share = cache_share() / workers
     try:
-        with _call_flag() as flag, ThreadPoolExecutor(max_workers=workers) as pool:
+        with _stoppable_pool(workers) as (pool, flag):
             call_fn = partial(_call_in_context, fn, share, None, None, cap, flag=flag)
             call_gn = partial(_call_in_context, gn, share, None, None, cap, flag=flag)
-            try:
-                first = {pool.submit(call_fn, x): i for i, x in enumerate(items)}
-                results: list = [None] * len(items)
-                follow: list = [[] for _ in items]
-                pending = set(first)
-                while pending:
-                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    for f in sorted(done, key=first.get):
-                        i = first[f]
-                        results[i] = f.result()
-                        follow[i] = [pool.submit(call_gn, t) for t in then(i, results[i])]
-                return results, [[f.result() for f in fs] for fs in follow]
-            except BaseException:
-                flag.set()            # the other workers stop now (see _call_flag)
-                raise
+            first = {pool.submit(call_fn, x): i for i, x in enumerate(items)}
+            results: list = [None] * len(items)
+            follow: list = [[] for _ in items]
+            pending = set(first)
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for f in sorted(done, key=first.get):
+                    i = first[f]
+                    results[i] = f.result()
+                    follow[i] = [pool.submit(call_gn, t) for t in then(i, results[i])]
+            return results, [[f.result() for f in fs] for fs in follow]
     except KeyboardInterrupt:
         request_stop()
         raise
