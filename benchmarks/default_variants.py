@@ -16,8 +16,8 @@ evaluations. Used to choose ``STAGE_MAX_FEV`` and to reject a looser ``STAGE_GTO
         [--cache-size MB] [--json-out FILE] [--skip-big | --only-big]
     python benchmarks/default_variants.py --compare A1.jsonl,A2.jsonl=B1.jsonl,B2.jsonl
 
-``--set STAGE_MAX_FEV=6`` sets ``svmbound.strategy.STAGE_MAX_FEV``; ``STAGE_GTOL`` is passed to
-the searches as their ``gtol``. ``--skip-big`` leaves out the six largest cases (mushrooms,
+``--set STAGE_MAX_FEV=6`` sets ``svmbound.strategy.STAGE_MAX_FEV`` (``tune_auto`` reads its
+settings when it runs). ``--skip-big`` leaves out the six largest cases (mushrooms,
 ijcnn1-5k, a1a, w1a, splice, svmguide1); ``--only-big`` runs only them, a line per fit.
 """
 
@@ -45,23 +45,26 @@ RECORDED = (Path(__file__).resolve().parent / "results" / "vs_peers-2cores.jsonl
             Path(__file__).resolve().parent / "results" / "aside-2cores.jsonl")
 
 
-def apply_settings(settings) -> None:
-    """Set each NAME=VALUE on ``svmbound.strategy`` (STAGE_GTOL through tune_auto's gtol)."""
+def parse_settings(items) -> dict:
+    """{NAME: value} of NAME=VALUE items (VALUE a Python literal), each NAME a setting of
+    ``svmbound.strategy`` (a SystemExit naming it otherwise)."""
     from svmbound import strategy
 
-    for item in settings:
+    out = {}
+    for item in items:
         name, _, value = item.partition("=")
         if not hasattr(strategy, name):
             raise SystemExit(f"svmbound.strategy has no setting {name!r}")
-        setattr(strategy, name, ast.literal_eval(value))
-        if name == "STAGE_GTOL":
-            tune = strategy.tune_auto
+        out[name] = ast.literal_eval(value)
+    return out
 
-            def with_gtol(*a, _tune=tune, **k):
-                k["gtol"] = strategy.STAGE_GTOL
-                return _tune(*a, **k)
 
-            strategy.tune_auto = with_gtol
+def apply_settings(settings) -> None:
+    """Set each NAME=VALUE on ``svmbound.strategy`` (read when ``tune_auto`` runs)."""
+    from svmbound import strategy
+
+    for name, value in parse_settings(settings).items():
+        setattr(strategy, name, value)
 
 
 def main(argv=None):

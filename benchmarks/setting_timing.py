@@ -18,7 +18,6 @@ setting is the current default.
 from __future__ import annotations
 
 import argparse
-import ast
 import sys
 import time
 import warnings
@@ -29,20 +28,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import data_root  # noqa: E402
+from default_variants import parse_settings  # noqa: E402
 from vs_peers import cases  # noqa: E402
-
-
-def parse_settings(items) -> dict:
-    """{NAME: value} of NAME=VALUE items, each NAME a setting of ``svmbound.strategy``."""
-    from svmbound import strategy
-
-    out = {}
-    for item in items:
-        name, _, value = item.partition("=")
-        if not hasattr(strategy, name):
-            raise SystemExit(f"svmbound.strategy has no setting {name!r}")
-        out[name] = ast.literal_eval(value)
-    return out
 
 
 def main(argv=None) -> int:

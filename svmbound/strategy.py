@@ -335,7 +335,7 @@ def candidate_points(x0, minima, lower, upper, steps=None, start_steps=None,
 
 
 def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6,
-              gtol: float = STAGE_GTOL, max_iter: int = 100, n_folds: int = 5,
+              gtol: float | None = None, max_iter: int = 100, n_folds: int = 5,
               cv_tol: float | None = None, steps=None, start_steps=None, bounds_by_loss=None,
               random_state=None, cache_size=None,
               callback=None, minimize=None, n_jobs=None, wrap=None,
@@ -347,7 +347,8 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     ``result.candidates`` the candidates with their CV errors, ``result.stages`` the bound
     searches (each a SearchResult with its path), ``result.path`` every evaluation in order.
     ``minimize(fun, grad, x0, lower, upper, callback)`` is the gradient search (default: the
-    projected BFGS of Chung §4.2 with ``max_iter`` and ``gtol`` relative to |f(θ₀)|;
+    projected BFGS of Chung §4.2 with ``max_iter`` and ``gtol`` relative to |f(θ₀)|, None
+    for ``STAGE_GTOL`` as it is when called;
     ``minimize`` is called with ``gtol=`` that relative tolerance, ``max_fev=``, the budget
     of evaluations of each search: ``max_fev``, a number or a dict by criterion name, None for
     ``STAGE_MAX_FEV``, and ``backtrack=`` / ``max_step=``, ``STAGE_BACKTRACK`` /
@@ -374,6 +375,7 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
 
     make = make_criterion if criterion_factory is None else criterion_factory
     max_fev = STAGE_MAX_FEV if max_fev is None else max_fev
+    gtol = STAGE_GTOL if gtol is None else gtol
     search_tol = tol if STAGE_TOL is None else max(float(tol), STAGE_TOL)
 
     t0 = time.perf_counter()
