@@ -53,6 +53,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
+from .._lapack import (mirror_lower, mirror_upper, potrf_upper, potri_upper, potrs_upper,
+                       symmetrize, syrk_upper)
 from .._sparse import dots, issparse, sq_norms
 from ..kernels import LinearKernel, PolynomialKernel, RBFKernel, _right
 from .base import Criterion
@@ -145,29 +147,20 @@ def _kernel_derivative_contraction(kernel, X, W, step: int | None = None) -> np.
 _BLOCK = 256
 
 
-def _symmetrize_from_upper(M) -> None:
-    """M[j, i] = M[i, j] for j > i, in place (the upper triangle LAPACK's dpotri and BLAS's
-    dsyrk fill): column block by column block, the diagonal blocks row by row, so that no
-    temporary is made at all."""
-    n = M.shape[0]
-    for i0 in range(0, n, _BLOCK):
-        i1 = min(i0 + _BLOCK, n)
-        for i in range(i0, i1 - 1):
-            M[i + 1:i1, i] = M[i, i + 1:i1]
-        if i1 < n:
-            M[i1:, i0:i1] = M[i0:i1, i1:].T
-
-
 def _symmetrize(M) -> None:
-    """M ← (M + Mᵀ)/2 in place, block by block."""
-    n = M.shape[0]
-    for i0 in range(0, n, _BLOCK):
-        i1 = min(i0 + _BLOCK, n)
-        for j0 in range(i0, n, _BLOCK):
-            j1 = min(j0 + _BLOCK, n)
-            avg = 0.5 * (M[i0:i1, j0:j1] + M[j0:j1, i0:i1].T)
-            M[i0:i1, j0:j1] = avg
-            M[j0:j1, i0:i1] = avg.T
+    """M ← (M + Mᵀ)/2 in place (numba, GIL released: ``svmbound._lapack``)."""
+    symmetrize(_c_ordered(M))
+
+
+def _c_ordered(M):
+    """M as a C-ordered array over the same memory: M itself, or M.T for a Fortran-ordered M
+    (the same matrix when M is symmetric). A matrix that is neither is refused: the numba
+    routines work on the memory, not on strided views."""
+    if M.flags.c_contiguous:
+        return M
+    if M.flags.f_contiguous:
+        return M.T
+    raise ValueError("a contiguous matrix is needed")
 
 
 def _diag_scaled_square(B, w) -> np.ndarray:
@@ -186,14 +179,10 @@ def _scaled_square(B, w) -> np.ndarray:
     M is made in B's memory (B's content is lost) and P by one BLAS rank-k update (dsyrk: one
     triangle, n³ flops against the 2n³ of a general product), then mirrored in place: one new
     n × n array, where (B diag(w)) B makes two."""
-    from scipy.linalg.blas import dsyrk
-
+    B = np.ascontiguousarray(B)                 # (only the LU fallback's block is not)
     B *= np.sqrt(w)                             # columns: M = B diag(√w)
-    # Mᵀ is the Fortran-ordered view of a C-ordered M, which BLAS takes without a copy;
-    # trans=1 gives (Mᵀ)ᵀ Mᵀ = M Mᵀ, its lower triangle filled (lower=1)
-    c = dsyrk(1.0, B.T, trans=1, lower=1)
-    P = c.T                                     # C-ordered, its upper triangle filled
-    _symmetrize_from_upper(P)
+    P = syrk_upper(B)                           # C-ordered, its upper triangle filled
+    mirror_upper(P)
     return P
 
 
@@ -206,23 +195,15 @@ def _bordered_inverse_blocks_spd(A, overwrite: bool = False):
     A⁻¹ and B are all made in place, in A's memory when ``overwrite`` (else in one copy): B is
     returned C-ordered and no other n × n array is made, so that a caller that needs only the
     n × n block (the span bound) holds one n × n array, not two."""
-    from scipy.linalg import lapack
-
     n = A.shape[0]
-    if not overwrite:
-        A = A.copy()
-    # A is symmetric: its transpose view is Fortran-ordered, which LAPACK factors in place
-    F = A.T if A.flags.c_contiguous else A
-    c, info = lapack.dpotrf(F, lower=0, clean=0, overwrite_a=1)
-    if info != 0:
+    if not overwrite or not (A.flags.c_contiguous or A.flags.f_contiguous):
+        A = np.array(A, order="C")
+    # LAPACK works on A's memory (its upper triangle, column-major): the same matrix, A being
+    # symmetric; numba calls that release the GIL (``svmbound._lapack``)
+    Ainv = _c_ordered(A)
+    if potrf_upper(Ainv) != 0 or potri_upper(Ainv) != 0:
         return None
-    Ainv, info = lapack.dpotri(c, lower=0, overwrite_c=1)
-    del c
-    if info != 0:
-        return None
-    _symmetrize_from_upper(Ainv)
-    if not Ainv.flags.c_contiguous:
-        Ainv = Ainv.T                               # the same matrix (exactly symmetric)
+    mirror_lower(Ainv)
     u = Ainv.sum(axis=1)
     s = float(u.sum())
     if not np.isfinite(s) or s <= 0 or not np.all(np.isfinite(u)):
@@ -310,7 +291,7 @@ class HyperplaneSolver:
     span evaluation (``polish_alpha_b`` and ``alpha_b_adjoint``)."""
 
     def __init__(self, Kt_sv, y_sv):
-        from scipy.linalg import lapack, lu_factor
+        from scipy.linalg import lu_factor
 
         self.y = np.asarray(y_sv, dtype=np.float64)
         self.n = self.y.size
@@ -320,16 +301,15 @@ class HyperplaneSolver:
         A *= self.y[None, :]
         self._cho = self._lu = None
         try:
-            c, info = lapack.dpotrf(A, lower=0, clean=0, overwrite_a=1)
-            if info != 0:
+            if potrf_upper(A.T) != 0:           # A.T: the C-ordered view of A's memory
                 raise np.linalg.LinAlgError("K~^Y is not positive definite")
-            self._cho = c
+            self._cho = A.T
             self._a = self._cho_solve(self.y)
             self._s = float(self.y @ self._a)
             if not (np.isfinite(self._s) and self._s > 0 and np.all(np.isfinite(self._a))):
                 raise np.linalg.LinAlgError("Schur complement not positive")
         except np.linalg.LinAlgError:
-            self._cho = A = c = None                 # A, c: the failed factor, n × n
+            self._cho = A = None                     # A: the failed factor, n × n
             import warnings
 
             with warnings.catch_warnings():
@@ -337,9 +317,7 @@ class HyperplaneSolver:
                 self._lu = lu_factor(hyperplane_system(Kt_sv, y_sv), check_finite=False)
 
     def _cho_solve(self, r):
-        from scipy.linalg import lapack
-
-        x, info = lapack.dpotrs(self._cho, r, lower=0)
+        x, info = potrs_upper(self._cho, np.ascontiguousarray(r, dtype=np.float64))
         if info != 0:  # pragma: no cover - only for invalid arguments
             raise np.linalg.LinAlgError(f"dpotrs failed (info {info})")
         return x
