@@ -24,6 +24,8 @@ from numba import njit
 
 def issparse(X) -> bool:
     """True for a scipy sparse matrix or array."""
+    if type(X) is np.ndarray:        # the common case, without the import (called per solve)
+        return False
     try:
         import scipy.sparse as sp
     except ImportError:  # pragma: no cover

@@ -56,7 +56,7 @@ from scipy.special import expit
 from .._lapack import (mirror_lower, mirror_upper, potrf_upper, potri_upper, potrs_upper,
                        symmetrize, syrk_upper)
 from .._sparse import dots, issparse, sq_norms
-from ..kernels import LinearKernel, PolynomialKernel, RBFKernel, _right
+from ..kernels import LinearKernel, PolynomialKernel, RBFKernel, _right, column_mean
 from .base import Criterion
 from .radius_margin import RadiusMarginL2
 
@@ -113,7 +113,7 @@ def _kernel_derivative_blocks(kernel, X, step: int | None = None):
             return dots(X[rows], Zr)
     else:
         if kind is RBFKernel:
-            X = X - X.mean(axis=0)
+            X = X - column_mean(X)
             sq = np.einsum("ij,ij->i", X, X)
 
         def dot(rows):

@@ -6,6 +6,7 @@ Two public solvers live on top of this module:
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from contextlib import contextmanager
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._sparse import issparse, numba_data, sq_norms
-from ..kernels import Kernel
+from ..kernels import Kernel, column_mean
 from ._smo import PRECOMPUTED, RBF, smo
 from .interrupt import SolverInterrupted, StopFlag, call_here, call_interruptibly, current_flag
 
@@ -28,8 +29,10 @@ DEFAULT_CACHE_MB = "auto"
 AUTO_CACHE_MIN_MB, AUTO_CACHE_MAX_MB = 200.0, 4096.0
 
 
+@functools.cache
 def auto_cache_mb() -> float:
-    """The "auto" cache size in MB (see ``AUTO_CACHE_MIN_MB``/``AUTO_CACHE_MAX_MB``)."""
+    """The "auto" cache size in MB (see ``AUTO_CACHE_MIN_MB``/``AUTO_CACHE_MAX_MB``); read
+    once per process (it is asked for at every solve)."""
     try:
         total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20
     except (ValueError, OSError, AttributeError):
@@ -274,7 +277,7 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
         if code == RBF:
             # exp(−γ‖x − z‖²) is translation invariant: centring makes ‖x‖² + ‖z‖² − 2⟨x, z⟩
             # lose far fewer digits on data far from the origin.
-            X = np.ascontiguousarray(X - X.mean(axis=0))
+            X = np.ascontiguousarray(X - column_mean(X))
         sq = np.einsum("ij,ij->i", X, X) if code != PRECOMPUTED else np.zeros(n)
     max_iter = check_max_iter(max_iter)
     if max_iter is None:
