@@ -48,8 +48,8 @@ import os
 from contextlib import contextmanager, nullcontext
 from functools import partial
 
-__all__ = ["parallel_map", "parallel_map_then", "n_workers", "leaf_pool", "worker_cap",
-           "usable_cpus"]
+__all__ = ["parallel_map", "parallel_map_then", "n_workers", "leaf_pool", "in_pool_worker",
+           "worker_cap", "usable_cpus"]
 
 _leaf_pool = None
 _leaf_pool_pid = None
@@ -75,6 +75,14 @@ def leaf_pool():
 
 
 _cap = __import__("threading").local()
+_worker = __import__("threading").local()
+
+
+def in_pool_worker() -> bool:
+    """Whether this thread runs a task of a :func:`parallel_map` (or ``parallel_map_then``)
+    call with several workers, i.e. whether the cores are already shared out: a solve made
+    here should not start more threads of its own (``Criterion.solve_svm_and_radius``)."""
+    return getattr(_worker, "busy", False)
 
 
 def usable_cpus() -> int:
@@ -117,9 +125,14 @@ def _call_in_context(fn, share, caller, blas_threads, cap, x, flag=None):
     from .solvers.qp import cache_share_scope
 
     here = caller is None or _process() == caller
-    with cache_share_scope(share), limit_blas(None if here else blas_threads), worker_cap(cap), \
-            (nullcontext() if flag is None else stop_scope(flag)):
-        return fn(x)
+    busy = getattr(_worker, "busy", False)
+    _worker.busy = True
+    try:
+        with cache_share_scope(share), limit_blas(None if here else blas_threads), \
+                worker_cap(cap), (nullcontext() if flag is None else stop_scope(flag)):
+            return fn(x)
+    finally:
+        _worker.busy = busy
 
 
 @contextmanager

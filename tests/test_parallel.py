@@ -144,6 +144,48 @@ def test_the_radius_qp_beside_the_svm_solve_shares_the_cache():
     assert seen == {"svm": 0.25, "radius": 0.25}
 
 
+def test_the_radius_qp_runs_beside_the_svm_alone_and_after_it_in_a_parallel_worker():
+    """One evaluation alone: the radius QP in a second thread. In a worker of a parallel call
+    (the cores are shared out already): in the worker's own thread, with the same values."""
+    import threading
+
+    from sklearn.datasets import make_classification
+
+    from svmbound._parallel import in_pool_worker, parallel_map
+    from svmbound.criteria import make_criterion
+    from svmbound.kernels import RBFKernel
+
+    X, y = make_classification(n_samples=80, n_features=4, random_state=1)
+    y = np.where(y == 1, 1.0, -1.0)
+
+    def evaluate(theta):
+        crit = make_criterion("rm-l2", X, y, RBFKernel(2.0))
+        threads = {}
+        svm, radius = crit.solve_svm, crit.solve_radius
+
+        def spy_svm(*a, **k):
+            threads["svm"] = threading.get_ident()
+            return svm(*a, **k)
+
+        def spy_radius(*a, **k):
+            threads["radius"] = threading.get_ident()
+            return radius(*a, **k)
+
+        crit.solve_svm, crit.solve_radius = spy_svm, spy_radius
+        ev = crit.evaluate(theta)
+        return ev.value, ev.grad, threads["svm"] == threads["radius"], in_pool_worker()
+
+    points = [[0.0, 0.5], [1.0, 1.0]]
+    alone = [evaluate(p) for p in points]
+    pooled = parallel_map(evaluate, points, 2)
+    assert [a[2:] for a in alone] == [(False, False)] * 2
+    assert [p[2:] for p in pooled] == [(True, True)] * 2
+    for a, p in zip(alone, pooled):
+        assert a[0] == p[0]
+        np.testing.assert_array_equal(a[1], p[1])
+    assert not in_pool_worker()
+
+
 def test_threads_by_default_and_the_callers_backend_otherwise():
     import threading
 

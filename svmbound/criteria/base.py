@@ -211,11 +211,20 @@ class Criterion(Objective):
 
         The radius thread solves under a stop flag of this call (``solvers.interrupt``): a
         Ctrl-C while the SVM is solved, or while its result is awaited, stops the radius QP too
-        (also one that has not started yet), so the interruption is not held up by it."""
-        from .._parallel import leaf_pool
+        (also one that has not started yet), so the interruption is not held up by it.
+
+        In a worker of a parallel call (``_parallel.in_pool_worker``: the default strategy's
+        two searches with ``n_jobs=2``, the CV folds, the multi-class pairs) the cores are
+        taken already, and the two solves run one after the other in this thread: a third
+        thread only queued for the cores and the GIL (4 % slower on the quick benchmark
+        cases, both losses; BENCHMARKS.md)."""
+        from .._parallel import in_pool_worker, leaf_pool
         from ..solvers.interrupt import StopFlag, stop_scope
         from ..solvers.qp import cache_share, cache_share_scope
 
+        if in_pool_worker():
+            svm = self.solve_svm(C, kernel)
+            return svm, radius()
         half = cache_share() / 2.0    # the two solves share this thread's part of the cache
 
         def radius_in_scope():
