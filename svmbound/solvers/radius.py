@@ -91,16 +91,6 @@ def solve_radius(X, kernel: Kernel, *, shift=0.0, tol: float = 1e-3, beta0=None,
             raise ValueError(f"shift must be a finite number >= 0 or {n} of them, got an array "
                              f"of shape {shift.shape}")
     tol = check_tol(tol)
-    n = X.shape[0]
-    if np.ndim(shift) == 0:
-        shift = float(shift)
-        if not np.isfinite(shift) or shift < 0:
-            raise ValueError(f"shift must be a finite number >= 0, got {shift!r}")
-    else:
-        shift = np.ascontiguousarray(shift, dtype=np.float64)
-        if shift.shape != (n,) or not np.all(np.isfinite(shift)) or np.any(shift < 0):
-            raise ValueError(f"shift must be a finite number >= 0 or {n} of them, got an array "
-                             f"of shape {shift.shape}")
     d = kernel.diag(X) + shift
     i0 = int(np.argmax(d))
     if beta0 is None:
