@@ -186,6 +186,31 @@ def test_the_radius_qp_runs_beside_the_svm_alone_and_after_it_in_a_parallel_work
     assert not in_pool_worker()
 
 
+def test_calls_from_outside_a_pool_reuse_kept_threads_and_nested_calls_get_their_own():
+    """Top-level calls run on threads kept for the process; a call made inside a worker runs
+    on a pool of its own (were it queued on the kept pool behind its caller, it would wait for
+    ever with two workers both waiting)."""
+    import threading
+
+    from svmbound._parallel import parallel_map
+
+    def thread(_):
+        return threading.current_thread()
+
+    seen = set()
+    for _ in range(4):
+        seen |= set(parallel_map(thread, range(6), 2))
+    assert len(seen) <= 2 and threading.current_thread() not in seen
+    assert all(t.is_alive() for t in seen)          # kept between the calls
+
+    def nested(_):
+        return threading.current_thread(), set(parallel_map(thread, range(4), 2))
+
+    for outer, inner in parallel_map(nested, range(2), 2):
+        assert outer in seen or len(seen) < 2
+        assert not inner & seen and outer not in inner
+
+
 def test_threads_by_default_and_the_callers_backend_otherwise():
     import threading
 
