@@ -69,11 +69,12 @@ def class_weight_vector(class_weight, classes, y) -> np.ndarray:
     None, n_samples / (n_classes · bincount(y)) for 'balanced' (counted on every sample of y,
     whatever its sample weight, as scikit-learn does), or the dict's value per class label
     (classes it does not name get 1). Weights must be finite and >= 0."""
+    if class_weight is None:        # what compute_class_weight gives, without its 0.3 ms
+        return np.ones(len(classes))
     from sklearn.utils.class_weight import compute_class_weight
 
-    if class_weight is not None and not (isinstance(class_weight, dict)
-                                         or (isinstance(class_weight, str)
-                                             and class_weight == "balanced")):
+    if not (isinstance(class_weight, dict)
+            or (isinstance(class_weight, str) and class_weight == "balanced")):
         raise ValueError(f"class_weight must be None, 'balanced' or a dict {{label: weight}}, "
                          f"got {class_weight!r}")
     cw = np.asarray(compute_class_weight(class_weight, classes=np.asarray(classes), y=y),
