@@ -283,8 +283,9 @@ def parallel_map(fn, items, n_jobs) -> list:
 
 def parallel_map_then(fn, items, then, gn, n_jobs) -> tuple[list, list]:
     """(``[fn(x) for x in items]``, ``[[gn(t) for t in then(i, fn(x_i))] for each i]``): each
-    item's follow-up work ``then(i, result)`` (called in this thread, a list of tasks for
-    ``gn``) is started as soon as that item's result is in, on the same workers, so that a
+    item's follow-up work ``then(i, result)`` (a list of tasks for ``gn``; called by the worker
+    that ran the item, so it must be safe to call from any thread and at the same time for two
+    items) is started as soon as that item's result is in, on the same workers, so that a
     worker whose item finished early does the follow-up work instead of waiting for the
     others (the default strategy: the CV folds of one bound search's candidates while the other
     search runs). Results in the order of ``items`` and of each ``then`` list, whatever the
@@ -308,23 +309,28 @@ def parallel_map_then(fn, items, then, gn, n_jobs) -> tuple[list, list]:
             out.append(flat[k:k + len(ts)])
             k += len(ts)
         return results, out
-    from concurrent.futures import FIRST_COMPLETED, wait
+    from concurrent.futures import FIRST_EXCEPTION, wait
 
     share = cache_share() / workers
     try:
         with _stoppable_pool(workers) as (pool, flag):
             call_fn = partial(_call_in_context, fn, share, None, None, cap, flag=flag)
             call_gn = partial(_call_in_context, gn, share, None, None, cap, flag=flag)
-            first = {pool.submit(call_fn, x): i for i, x in enumerate(items)}
-            results: list = [None] * len(items)
-            follow: list = [[] for _ in items]
-            pending = set(first)
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for f in sorted(done, key=first.get):
-                    i = first[f]
-                    results[i] = f.result()
-                    follow[i] = [pool.submit(call_gn, t) for t in then(i, results[i])]
+
+            def item_then_follow(i, x):
+                # the worker that ends an item submits its follow-up work itself: a round
+                # trip through the calling thread waited for it to wake and to get the GIL
+                # from the other workers (up to the 5 ms switch interval)
+                result = call_fn(x)
+                return result, [pool.submit(call_gn, t) for t in then(i, result)]
+
+            first = [pool.submit(item_then_follow, i, x) for i, x in enumerate(items)]
+            wait(first, return_when=FIRST_EXCEPTION)
+            for f in first:                # the first failed item, in the items' order
+                if f.done() and f.exception() is not None:
+                    raise f.exception()
+            results = [f.result()[0] for f in first]
+            follow = [f.result()[1] for f in first]
             return results, [[f.result() for f in fs] for fs in follow]
     except KeyboardInterrupt:
         request_stop()
