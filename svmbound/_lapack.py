@@ -42,26 +42,31 @@ _U, _L, _T = ord("U"), ord("L"), ord("T")
 
 
 @njit(cache=True, nogil=True)
+def _upper_in_place(a, inverse: bool) -> int:
+    """LAPACK dpotri (``inverse``) or dpotrf on ``a``'s memory, uplo 'U'; returns info."""
+    n = np.array([a.shape[0]], dtype=np.int32)
+    uplo = np.array([_U], dtype=np.uint8)
+    info = np.zeros(1, dtype=np.int32)
+    if inverse:
+        _dpotri(uplo.ctypes, n.ctypes, a.ctypes, n.ctypes, info.ctypes)
+    else:
+        _dpotrf(uplo.ctypes, n.ctypes, a.ctypes, n.ctypes, info.ctypes)
+    return info[0]
+
+
+@njit(cache=True, nogil=True)
 def potrf_upper(a) -> int:
     """Cholesky factor UᵀU of the symmetric positive definite matrix in ``a``'s memory, in
     place (LAPACK dpotrf, uplo 'U'); returns LAPACK's info (0: done; > 0: not positive
     definite). The other triangle of the memory is not touched."""
-    n = np.array([a.shape[0]], dtype=np.int32)
-    uplo = np.array([_U], dtype=np.uint8)
-    info = np.zeros(1, dtype=np.int32)
-    _dpotrf(uplo.ctypes, n.ctypes, a.ctypes, n.ctypes, info.ctypes)
-    return info[0]
+    return _upper_in_place(a, False)
 
 
 @njit(cache=True, nogil=True)
 def potri_upper(a) -> int:
     """The inverse of UᵀU from its factor U (as left by :func:`potrf_upper`), in place in the
     same triangle (LAPACK dpotri, uplo 'U'); returns info."""
-    n = np.array([a.shape[0]], dtype=np.int32)
-    uplo = np.array([_U], dtype=np.uint8)
-    info = np.zeros(1, dtype=np.int32)
-    _dpotri(uplo.ctypes, n.ctypes, a.ctypes, n.ctypes, info.ctypes)
-    return info[0]
+    return _upper_in_place(a, True)
 
 
 @njit(cache=True, nogil=True)
@@ -98,21 +103,12 @@ def syrk_upper(m):
 @njit(cache=True, nogil=True)
 def mirror_upper(m) -> None:
     """m[j, i] = m[i, j] for j > i, in place (the upper triangle of the C-ordered array copied
-    onto the lower one)."""
+    onto the lower one; ``mirror_upper(m.T)`` copies the lower triangle, i.e. LAPACK's upper
+    triangle of m's memory, onto the upper one)."""
     n = m.shape[0]
     for i in range(n):
         for j in range(i + 1, n):
             m[j, i] = m[i, j]
-
-
-@njit(cache=True, nogil=True)
-def mirror_lower(m) -> None:
-    """m[i, j] = m[j, i] for j > i, in place (the lower triangle of the C-ordered array, i.e.
-    LAPACK's upper triangle of its memory, copied onto the other one)."""
-    n = m.shape[0]
-    for i in range(n):
-        for j in range(i + 1, n):
-            m[i, j] = m[j, i]
 
 
 @njit(cache=True, nogil=True)

@@ -53,8 +53,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-from .._lapack import (mirror_lower, mirror_upper, potrf_upper, potri_upper, potrs_upper,
-                       symmetrize, syrk_upper)
+from .._lapack import (mirror_upper, potrf_upper, potri_upper, potrs_upper, symmetrize,
+                       syrk_upper)
 from .._sparse import dots, issparse, sq_norms
 from ..kernels import LinearKernel, PolynomialKernel, RBFKernel, _right, column_mean
 from .base import Criterion
@@ -203,7 +203,7 @@ def _bordered_inverse_blocks_spd(A, overwrite: bool = False):
     Ainv = _c_ordered(A)
     if potrf_upper(Ainv) != 0 or potri_upper(Ainv) != 0:
         return None
-    mirror_lower(Ainv)
+    mirror_upper(Ainv.T)                        # LAPACK's triangle onto the other one
     u = Ainv.sum(axis=1)
     s = float(u.sum())
     if not np.isfinite(s) or s <= 0 or not np.all(np.isfinite(u)):
