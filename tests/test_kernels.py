@@ -256,3 +256,37 @@ def test_block_dot_in_row_blocks_equals_the_full_product(monkeypatch, make):
     monkeypatch.setattr(kernels_mod, "_BLOCK_ELEMS", 30)     # 2 rows per block
     np.testing.assert_allclose(kernel.block_dot(X, Z, v), full_v, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(kernel.block_dot(X, Z, V), full_V, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_kernel_row_is_the_row_of_the_kernel_matrix(sparse):
+    import scipy.sparse as sp
+
+    rng = np.random.RandomState(5)
+    X = rng.randn(40, 6) + 100.0          # far from the origin: the direct differences are exact
+    if sparse:
+        X = sp.csr_matrix(np.where(np.abs(X - 100.0) > 1.0, X - 100.0, 0.0))
+    for kernel in (RBFKernel(3.0), LinearKernel(), PolynomialKernel(2, 1.0)):
+        K = kernel.block(X)
+        for i in (0, 17, 39):
+            np.testing.assert_allclose(kernel.row(X, i), K[i], rtol=1e-12, atol=1e-14)
+    assert RBFKernel(3.0).row(X, 17)[17] == 1.0
+
+
+def test_rbf_exponents_in_numba_are_the_numpy_steps_bit_for_bit():
+    from svmbound._kernel_sums import rbf_exponents_from_dots
+
+    rng = np.random.RandomState(6)
+    A, B = rng.randn(30, 5), rng.randn(20, 5)
+    sqa, sqb = np.einsum("ij,ij->i", A, A), np.einsum("ij,ij->i", B, B)
+    dot = A @ B.T
+    dot[3, 4] = 0.5 * (sqa[3] + sqb[4]) + 1e-9        # a slightly negative distance: clipped
+    ref = dot.copy()
+    ref *= -2.0
+    ref += sqa[:, None]
+    ref += sqb[None, :]
+    np.maximum(ref, 0.0, out=ref)
+    ref *= -0.7
+    rbf_exponents_from_dots(dot, sqa, sqb, 0.7)
+    np.testing.assert_array_equal(dot, ref)
+    assert dot[3, 4] == 0.0

@@ -50,7 +50,7 @@ def radius_scale(X, kernel: Kernel, d: np.ndarray, i: int, shift) -> float:
     if isinstance(kernel, PrecomputedKernel):
         row = np.asarray(X[i], dtype=np.float64)
     else:
-        row = kernel.block(X[i:i + 1], X)[0]
+        row = kernel.row(X, i)
     s = np.broadcast_to(np.asarray(shift, dtype=np.float64), d.shape)
     dist2 = (d[i] - s[i]) + (d - s) - 2.0 * row
     return float(max(dist2.max(), 0.0) + 2.0 * s.max())
