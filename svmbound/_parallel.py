@@ -213,7 +213,10 @@ def _stoppable_pool(workers: int):
             flag.set()
             raise
         finally:
-            wait(pool.futures)
+            done = 0           # tasks may submit more (``parallel_map_then``): wait for those too
+            while done < len(pool.futures):
+                batch, done = pool.futures[done:], len(pool.futures)
+                wait(batch)
 
 
 def _threads_backend() -> bool:
