@@ -256,6 +256,8 @@ def parallel_map(fn, items, n_jobs) -> list:
     from .solvers.qp import cache_share
 
     items = list(items)
+    if not items:                   # (the CV's candidates all trained already: no pieces left)
+        return []
     threads = _threads_backend()
     cap = getattr(_cap, "k", None)
     workers = max(1, min(len(items), n_workers(n_jobs, threads)))

@@ -329,7 +329,7 @@ def candidate_points(x0, minima, lower, upper, steps=None, start_steps=None,
             cands.append((f"{name}, {label}", t))
     out = []
     for src, t in cands:
-        if not any(np.allclose(t, u, rtol=0, atol=1e-9) for _, u in out):
+        if not any(float(np.max(np.abs(t - u))) <= 1e-9 for _, u in out):
             out.append((src, t))
     return out
 
