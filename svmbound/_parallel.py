@@ -5,7 +5,8 @@ one-vs-one pairs) goes through :func:`parallel_map`, so that three things hold e
 
 * **threads by default**: the numba SMO and BLAS release the GIL, and the workers share the
   data without copies. When joblib would use threads (no other backend chosen) the work runs on
-  a ``ThreadPoolExecutor`` made for the call (joblib's threading backend costs ~12 ms a call);
+  a ``ThreadPoolExecutor`` kept for the process (a call made from a worker, nested, gets one of
+  its own; joblib's threading backend costs ~12 ms a call);
   a joblib backend chosen by the caller (``joblib.parallel_config(backend="dask")``,
   ``parallel_backend("loky")``) runs it through ``joblib.Parallel(prefer="threads")``, where
   that backend takes precedence, as joblib's ``prefer`` is only a hint.
@@ -159,8 +160,9 @@ _kept_pools_lock = __import__("threading").Lock()
 
 def _kept_pool(workers: int):
     """A ``ThreadPoolExecutor`` of ``workers`` threads kept for the life of the process (made
-    anew in a forked child), for the calls made outside any pool worker: starting two threads
-    for every call cost ~0.4 ms, 1–2 % of a whole tuning on a 150-row problem."""
+    anew in a forked child), for the calls made outside any pool worker: starting the threads
+    of a fresh pool at every call cost about 8 % of a tuning on the quick benchmark cases
+    (BENCHMARKS.md, "Where a small tuning waits: the GIL")."""
     from concurrent.futures import ThreadPoolExecutor
 
     key = (os.getpid(), workers)
@@ -267,8 +269,8 @@ def parallel_map(fn, items, n_jobs) -> list:
         share = cache_share() / workers
         if threads:
             # joblib's own threading backend costs ~12 ms a call in set-up and dispatch (a
-            # thread pool per Parallel call), a fresh ThreadPoolExecutor ~0.5 ms: on a 100-row
-            # problem, whose whole tuning takes ~50 ms, that was half the time with n_jobs=2
+            # thread pool per Parallel call), a fresh ThreadPoolExecutor ~0.5 ms, a kept one
+            # nothing: on a 100-row problem the whole tuning takes ~25 ms with n_jobs=2
             from concurrent.futures import FIRST_EXCEPTION, wait
 
             with _stoppable_pool(workers) as (pool, flag):
