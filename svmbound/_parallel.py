@@ -247,6 +247,19 @@ def n_workers(n_jobs, threads: bool | None = None) -> int:
     return max(1, workers)
 
 
+def _results_in_order(futures) -> list:
+    """The results of ``futures`` in their order, once all have ended; as soon as one has
+    failed, the exception of the first failed one in that order (the caller's pool then sets
+    its stop flag: ``_stoppable_pool``)."""
+    from concurrent.futures import FIRST_EXCEPTION, wait
+
+    wait(futures, return_when=FIRST_EXCEPTION)
+    for f in futures:
+        if f.done() and f.exception() is not None:
+            raise f.exception()
+    return [f.result() for f in futures]
+
+
 def parallel_map(fn, items, n_jobs) -> list:
     """``[fn(x) for x in items]``, on up to ``n_jobs`` joblib workers (threads unless the
     caller chose another backend); results in the order of ``items``. ``fn`` must not rely on
@@ -271,16 +284,9 @@ def parallel_map(fn, items, n_jobs) -> list:
             # joblib's own threading backend costs ~12 ms a call in set-up and dispatch (a
             # thread pool per Parallel call), a fresh ThreadPoolExecutor ~0.5 ms, a kept one
             # nothing: on a 100-row problem the whole tuning takes ~25 ms with n_jobs=2
-            from concurrent.futures import FIRST_EXCEPTION, wait
-
             with _stoppable_pool(workers) as (pool, flag):
                 call = partial(_call_in_context, fn, share, None, None, cap, flag=flag)
-                futures = [pool.submit(call, x) for x in items]
-                wait(futures, return_when=FIRST_EXCEPTION)
-                for f in futures:          # the first failed item, in the items' order
-                    if f.done() and f.exception() is not None:
-                        raise f.exception()
-                return [f.result() for f in futures]
+                return _results_in_order([pool.submit(call, x) for x in items])
         call = partial(_call_in_context, fn, share, _process(), blas_threads(), cap)
         return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(call)(x) for x in items)
     except KeyboardInterrupt:
@@ -316,8 +322,6 @@ def parallel_map_then(fn, items, then, gn, n_jobs) -> tuple[list, list]:
             out.append(flat[k:k + len(ts)])
             k += len(ts)
         return results, out
-    from concurrent.futures import FIRST_EXCEPTION, wait
-
     share = cache_share() / workers
     try:
         with _stoppable_pool(workers) as (pool, flag):
@@ -331,14 +335,9 @@ def parallel_map_then(fn, items, then, gn, n_jobs) -> tuple[list, list]:
                 result = call_fn(x)
                 return result, [pool.submit(call_gn, t) for t in then(i, result)]
 
-            first = [pool.submit(item_then_follow, i, x) for i, x in enumerate(items)]
-            wait(first, return_when=FIRST_EXCEPTION)
-            for f in first:                # the first failed item, in the items' order
-                if f.done() and f.exception() is not None:
-                    raise f.exception()
-            results = [f.result()[0] for f in first]
-            follow = [f.result()[1] for f in first]
-            return results, [[f.result() for f in fs] for fs in follow]
+            first = _results_in_order([pool.submit(item_then_follow, i, x)
+                                       for i, x in enumerate(items)])
+            return [r for r, _ in first], [[f.result() for f in fs] for _, fs in first]
     except KeyboardInterrupt:
         request_stop()
         raise

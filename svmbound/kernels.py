@@ -260,8 +260,9 @@ class RBFKernel(Kernel):
         # centred on the mean of the b rows, as ``block`` and the SMO centre: ‖x − z‖² is
         # translation invariant, but ‖x‖² + ‖z‖² − 2⟨x, z⟩ on data far from the origin loses
         # every digit (at an offset of 1e8 the gradient even had the wrong sign, issue 15)
-        m = column_mean(X[ib])
-        Xa, Xb = X[ia] - m, X[ib] - m
+        Xb = X[ib]
+        m = column_mean(Xb)
+        Xa, Xb = X[ia] - m, Xb - m
         sqa, sqb = np.einsum("ij,ij->i", Xa, Xa), np.einsum("ij,ij->i", Xb, Xb)
         total = 0.0
         for rows in _row_blocks(ia.size, ib.size):

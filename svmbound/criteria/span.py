@@ -147,11 +147,6 @@ def _kernel_derivative_contraction(kernel, X, W, step: int | None = None) -> np.
 _BLOCK = 256
 
 
-def _symmetrize(M) -> None:
-    """M ← (M + Mᵀ)/2 in place (numba, GIL released: ``svmbound._lapack``)."""
-    symmetrize(_c_ordered(M))
-
-
 def _c_ordered(M):
     """M as a C-ordered array over the same memory: M itself, or M.T for a Fortran-ordered M
     (the same matrix when M is symmetric). A matrix that is neither is refused: the numba
@@ -505,7 +500,7 @@ class SpanBound(_L2SVEstimate):
         uy, ay = u * ysv, a * ysv               # W = P − (u∘y)(α∘y)ᵀ, symmetrised, in place
         for i0 in range(0, n_sv, _BLOCK):
             W[i0:i0 + _BLOCK] -= np.outer(uy[i0:i0 + _BLOCK], ay)
-        _symmetrize(W)
+        symmetrize(W)                           # (numba, GIL released)
         grad = np.empty(self.n_params)
         grad[0] = -np.sum(self.over_w(np.diag(W), sv)) / C    # ∂K̃/∂ln C = −diag(1/C_i)
         Xsv = self.X[sv]

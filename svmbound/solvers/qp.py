@@ -52,6 +52,10 @@ class PrecomputedKernel(Kernel):
     def _diag(self, K):
         return np.ascontiguousarray(np.diag(K))
 
+    def row(self, K, i: int) -> np.ndarray:
+        """Row i of the kernel matrix K itself."""
+        return np.asarray(K[i], dtype=np.float64)
+
 
 _share = threading.local()
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from .._validation import check_X
 from ..kernels import Kernel, check_kernel
-from .qp import DEFAULT_CACHE_MB, PrecomputedKernel, check_start, check_tol, run_smo
+from .qp import DEFAULT_CACHE_MB, check_start, check_tol, run_smo
 
 
 @dataclass
@@ -47,10 +47,7 @@ def radius_scale(X, kernel: Kernel, d: np.ndarray, i: int, shift) -> float:
     """max_j (K_ii + K_jj − 2K_ij) + 2h for the point i: the spread of the gradient of the
     radius QP at β = e_i (its KKT violation there), which lies between R² and 4R² + 2h (every
     point is at most 2R from x_i in feature space and one is at least R away). One kernel row."""
-    if isinstance(kernel, PrecomputedKernel):
-        row = np.asarray(X[i], dtype=np.float64)
-    else:
-        row = kernel.row(X, i)
+    row = kernel.row(X, i)
     s = np.broadcast_to(np.asarray(shift, dtype=np.float64), d.shape)
     dist2 = (d[i] - s[i]) + (d - s) - 2.0 * row
     return float(max(dist2.max(), 0.0) + 2.0 * s.max())
