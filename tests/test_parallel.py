@@ -144,21 +144,27 @@ def test_the_radius_qp_beside_the_svm_solve_shares_the_cache():
     assert seen == {"svm": 0.25, "radius": 0.25}
 
 
-def test_the_radius_qp_runs_beside_the_svm_alone_and_after_it_in_a_parallel_worker():
-    """One evaluation alone: the radius QP in a second thread. In a worker of a parallel call
-    (the cores are shared out already): in the worker's own thread, with the same values."""
+def test_the_radius_qp_runs_beside_the_svm_alone_or_on_an_idle_core_else_after_it(monkeypatch):
+    """One evaluation alone: the radius QP in a second thread. In a worker of a parallel call:
+    in the worker's own thread, after the SVM, while every usable CPU runs a pool task, and
+    beside it when a core is idle (``_parallel.idle_core``); the same values every way."""
     import threading
 
     from sklearn.datasets import make_classification
 
+    import svmbound._parallel as par
     from svmbound._parallel import in_pool_worker, parallel_map
     from svmbound.criteria import make_criterion
     from svmbound.kernels import RBFKernel
 
     X, y = make_classification(n_samples=80, n_features=4, random_state=1)
     y = np.where(y == 1, 1.0, -1.0)
+    points = [[0.0, 0.5], [1.0, 1.0]]
+    both_running = threading.Barrier(len(points), timeout=30)
 
-    def evaluate(theta):
+    def evaluate(theta, wait=False):
+        if wait:        # both workers hold their cores before either evaluates
+            both_running.wait()
         crit = make_criterion("rm-l2", X, y, RBFKernel(2.0))
         threads = {}
         svm, radius = crit.solve_svm, crit.solve_radius
@@ -175,15 +181,18 @@ def test_the_radius_qp_runs_beside_the_svm_alone_and_after_it_in_a_parallel_work
         ev = crit.evaluate(theta)
         return ev.value, ev.grad, threads["svm"] == threads["radius"], in_pool_worker()
 
-    points = [[0.0, 0.5], [1.0, 1.0]]
     alone = [evaluate(p) for p in points]
-    pooled = parallel_map(evaluate, points, 2)
     assert [a[2:] for a in alone] == [(False, False)] * 2
-    assert [p[2:] for p in pooled] == [(True, True)] * 2
-    for a, p in zip(alone, pooled):
-        assert a[0] == p[0]
-        np.testing.assert_array_equal(a[1], p[1])
+    for cpus, same_thread in ((2, True), (4, False)):
+        monkeypatch.setattr(par, "usable_cpus", lambda cpus=cpus: cpus)
+        pooled = parallel_map(lambda p: evaluate(p, wait=True), points, 2)
+        both_running.reset()
+        assert [p[2:] for p in pooled] == [(same_thread, True)] * 2, cpus
+        for a, p in zip(alone, pooled):
+            assert a[0] == p[0]
+            np.testing.assert_array_equal(a[1], p[1])
     assert not in_pool_worker()
+    assert par._running == 0
 
 
 def test_calls_from_outside_a_pool_reuse_kept_threads_and_nested_calls_get_their_own():

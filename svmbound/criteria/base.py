@@ -215,16 +215,29 @@ class Criterion(Objective):
 
         In a worker of a parallel call (``_parallel.in_pool_worker``: the default strategy's
         two searches with ``n_jobs=2``, the CV folds, the multi-class pairs) the cores are
-        taken already, and the two solves run one after the other in this thread: a third
-        thread only queued for the cores and the GIL (4 % slower on the quick benchmark
-        cases, both losses; BENCHMARKS.md)."""
-        from .._parallel import in_pool_worker, leaf_pool
+        usually taken already, and the two solves then run one after the other in this
+        thread: a third thread only queued for the cores and the GIL (4 % slower on the quick
+        benchmark cases, both losses; BENCHMARKS.md). The radius QP gets its own thread there
+        only while a core is idle (``_parallel.idle_core``: the two searches on 16 cores, or
+        on 2 cores once the other search and its CV pieces have ended)."""
+        from .._parallel import idle_core, in_pool_worker, leaf_pool
         from ..solvers.interrupt import StopFlag, stop_scope
         from ..solvers.qp import cache_share, cache_share_scope
 
-        if in_pool_worker():
-            svm = self.solve_svm(C, kernel)
-            return svm, radius()
+        if not in_pool_worker():
+            return self._svm_beside_radius(C, kernel, radius)
+        with idle_core() as claimed:
+            if claimed:
+                return self._svm_beside_radius(C, kernel, radius)
+        svm = self.solve_svm(C, kernel)
+        return svm, radius()
+
+    def _svm_beside_radius(self, C: float, kernel: Kernel, radius):
+        """``solve_svm_and_radius`` with ``radius()`` in a thread of the leaf pool."""
+        from .._parallel import leaf_pool
+        from ..solvers.interrupt import StopFlag, stop_scope
+        from ..solvers.qp import cache_share, cache_share_scope
+
         half = cache_share() / 2.0    # the two solves share this thread's part of the cache
 
         def radius_in_scope():
