@@ -46,6 +46,7 @@ is more than needed, never less).
 from __future__ import annotations
 
 import os
+import threading
 from contextlib import contextmanager, nullcontext
 from functools import partial
 
@@ -54,7 +55,7 @@ __all__ = ["parallel_map", "parallel_map_then", "n_workers", "leaf_pool", "in_po
 
 _leaf_pool = None
 _leaf_pool_pid = None
-_leaf_pool_lock = __import__("threading").Lock()
+_leaf_pool_lock = threading.Lock()
 
 
 def leaf_pool():
@@ -75,8 +76,8 @@ def leaf_pool():
         return _leaf_pool
 
 
-_cap = __import__("threading").local()
-_worker = __import__("threading").local()
+_cap = threading.local()
+_worker = threading.local()
 
 
 def in_pool_worker() -> bool:
@@ -88,7 +89,7 @@ def in_pool_worker() -> bool:
 
 
 _running = 0
-_running_lock = __import__("threading").Lock()
+_running_lock = threading.Lock()
 
 
 @contextmanager
@@ -195,7 +196,7 @@ def _call_flag():
 
 
 _kept_pools: dict = {}
-_kept_pools_lock = __import__("threading").Lock()
+_kept_pools_lock = threading.Lock()
 
 
 def _kept_pool(workers: int):

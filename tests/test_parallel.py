@@ -160,11 +160,11 @@ def test_the_radius_qp_runs_beside_the_svm_alone_or_on_an_idle_core_else_after_i
     X, y = make_classification(n_samples=80, n_features=4, random_state=1)
     y = np.where(y == 1, 1.0, -1.0)
     points = [[0.0, 0.5], [1.0, 1.0]]
-    both_running = threading.Barrier(len(points), timeout=30)
+    started, evaluated = (threading.Barrier(len(points), timeout=30) for _ in range(2))
 
     def evaluate(theta, wait=False):
-        if wait:        # both workers hold their cores before either evaluates
-            both_running.wait()
+        if wait:        # both workers hold their cores until both have evaluated
+            started.wait()
         crit = make_criterion("rm-l2", X, y, RBFKernel(2.0))
         threads = {}
         svm, radius = crit.solve_svm, crit.solve_radius
@@ -179,6 +179,8 @@ def test_the_radius_qp_runs_beside_the_svm_alone_or_on_an_idle_core_else_after_i
 
         crit.solve_svm, crit.solve_radius = spy_svm, spy_radius
         ev = crit.evaluate(theta)
+        if wait:
+            evaluated.wait()
         return ev.value, ev.grad, threads["svm"] == threads["radius"], in_pool_worker()
 
     alone = [evaluate(p) for p in points]
@@ -186,7 +188,6 @@ def test_the_radius_qp_runs_beside_the_svm_alone_or_on_an_idle_core_else_after_i
     for cpus, same_thread in ((2, True), (4, False)):
         monkeypatch.setattr(par, "usable_cpus", lambda cpus=cpus: cpus)
         pooled = parallel_map(lambda p: evaluate(p, wait=True), points, 2)
-        both_running.reset()
         assert [p[2:] for p in pooled] == [(same_thread, True)] * 2, cpus
         for a, p in zip(alone, pooled):
             assert a[0] == p[0]
