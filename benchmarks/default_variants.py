@@ -17,7 +17,8 @@ evaluations. Used to choose ``STAGE_MAX_FEV`` and to reject a looser ``STAGE_GTO
     python benchmarks/default_variants.py --compare A1.jsonl,A2.jsonl=B1.jsonl,B2.jsonl
 
 ``--set STAGE_MAX_FEV=6`` sets ``svmbound.strategy.STAGE_MAX_FEV`` (``tune_auto`` reads its
-settings when it runs). ``--skip-big`` leaves out the six largest cases (mushrooms,
+settings when it runs); a dotted name sets that module's setting, e.g.
+``--set criteria.reference.SHARED_GRAM_FRACTION=None``. ``--skip-big`` leaves out the six largest cases (mushrooms,
 ijcnn1-5k, a1a, w1a, splice, svmguide1); ``--only-big`` runs only them, a line per fit.
 """
 
@@ -45,26 +46,47 @@ RECORDED = (Path(__file__).resolve().parent / "results" / "vs_peers-2cores.jsonl
             Path(__file__).resolve().parent / "results" / "aside-2cores.jsonl")
 
 
+def setting_target(name: str):
+    """(module, attribute) of a setting: NAME is ``svmbound.strategy.NAME``, a dotted
+    ``sub.module.NAME`` is ``svmbound.sub.module.NAME`` (e.g.
+    ``criteria.reference.SHARED_GRAM_FRACTION``); a SystemExit naming it when there is none."""
+    import importlib
+
+    module_name, _, attr = name.rpartition(".")
+    try:
+        module = importlib.import_module("svmbound." + (module_name or "strategy"))
+    except ImportError:
+        module = None
+    if module is None or not hasattr(module, attr):
+        raise SystemExit(f"svmbound.{module_name or 'strategy'} has no setting {attr!r}")
+    return module, attr
+
+
+def get_setting(name: str):
+    return getattr(*setting_target(name))
+
+
+def set_setting(name: str, value) -> None:
+    module, attr = setting_target(name)
+    setattr(module, attr, value)
+
+
 def parse_settings(items) -> dict:
     """{NAME: value} of NAME=VALUE items (VALUE a Python literal), each NAME a setting of
-    ``svmbound.strategy`` (a SystemExit naming it otherwise)."""
-    from svmbound import strategy
-
+    ``svmbound.strategy`` or a dotted ``sub.module.NAME`` of svmbound (:func:`setting_target`;
+    a SystemExit naming it otherwise)."""
     out = {}
     for item in items:
         name, _, value = item.partition("=")
-        if not hasattr(strategy, name):
-            raise SystemExit(f"svmbound.strategy has no setting {name!r}")
+        setting_target(name)
         out[name] = ast.literal_eval(value)
     return out
 
 
 def apply_settings(settings) -> None:
-    """Set each NAME=VALUE on ``svmbound.strategy`` (read when ``tune_auto`` runs)."""
-    from svmbound import strategy
-
+    """Set each NAME=VALUE (read when ``tune_auto`` and the criteria run)."""
     for name, value in parse_settings(settings).items():
-        setattr(strategy, name, value)
+        set_setting(name, value)
 
 
 def main(argv=None):

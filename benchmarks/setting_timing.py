@@ -11,8 +11,8 @@ B/A, then the geometric mean of B/A over the cases. Accuracy is not measured her
         [--loss l2] [--jobs 2] [--repeats 7] [--suites ida libsvm sklearn] [--quick]
         [--cases NAME ...] [--data DIR]
 
-NAME is a setting of ``svmbound.strategy`` (as ``default_variants.py --set``); a side with no
-setting is the current default.
+NAME is a setting of ``svmbound.strategy``, or a dotted ``sub.module.NAME`` of svmbound (as
+``default_variants.py --set``); a side with no setting is the current default.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import data_root  # noqa: E402
-from default_variants import parse_settings  # noqa: E402
+from default_variants import get_setting, parse_settings, set_setting  # noqa: E402
 from vs_peers import cases  # noqa: E402
 
 
@@ -48,10 +48,10 @@ def main(argv=None) -> int:
     root = data_root(args.data)
     if root is None:
         return 2
-    from svmbound import BoundSVC, strategy
+    from svmbound import BoundSVC
 
     sides = [parse_settings(args.a), parse_settings(args.b)]
-    default = {name: getattr(strategy, name) for side in sides for name in side}
+    default = {name: get_setting(name) for side in sides for name in side}
     ratios = []
     for suite, name, load in cases(root, args.suites, quick=args.quick):
         if args.cases and name not in args.cases:
@@ -61,7 +61,7 @@ def main(argv=None) -> int:
         for _ in range(args.repeats):
             for k, side in enumerate(sides):
                 for setting, value in {**default, **side}.items():
-                    setattr(strategy, setting, value)
+                    set_setting(setting, value)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     t0 = time.perf_counter()
@@ -72,7 +72,7 @@ def main(argv=None) -> int:
         print(f"{name:16s} A {1e3 * a:8.1f} ms  B {1e3 * b:8.1f} ms  B/A {b / a:.3f}",
               flush=True)
     for setting, value in default.items():
-        setattr(strategy, setting, value)
+        set_setting(setting, value)
     if ratios:
         print(f"{len(ratios)} cases, loss {args.loss}, n_jobs {args.jobs}: geometric mean of "
               f"B/A {np.exp(np.mean(np.log(ratios))):.3f}")

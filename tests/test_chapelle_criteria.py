@@ -461,3 +461,50 @@ def test_cholesky_paths_equal_the_lu_paths():
     assert _bordered_inverse_spd(-A) is None
     np.testing.assert_allclose(HyperplaneSolver(-K, y).solve(r, q),
                                np.linalg.solve(hyperplane_system(-K, y), np.r_[r, q]), atol=1e-8)
+
+
+def test_cv_folds_on_the_shared_kernel_matrix_solve_the_same_problems(data, monkeypatch):
+    """With the folds reading one K(X, X) (``SHARED_GRAM_FRACTION``) each fold solves the
+    problem it solves with its own kernel rows: the same α up to the solver's tolerance and the
+    same error counts, through ``evaluate`` and through the pieces of ``precompute``."""
+    from svmbound.criteria import reference
+
+    X, y = data
+    thetas = [(0.0, 0.5), (2.0, 0.5), (1.0, -0.4)]
+    got = {}
+    for fraction in (None, 0.25):
+        monkeypatch.setattr(reference, "SHARED_GRAM_FRACTION", fraction)
+        crit = CrossValidationError(X, y, RBFKernel(), n_folds=5, random_state=4, tol=1e-10)
+        assert (crit.shared_gram(RBFKernel()) is None) == (fraction is None)
+        got[fraction] = [crit.evaluate(np.array(t), need_grad=False) for t in thetas]
+        pre = CrossValidationError(X, y, RBFKernel(), n_folds=5, random_state=4, tol=1e-10)
+        pre.precompute(thetas)
+        got[fraction] += [pre.evaluate(np.array(t), need_grad=False) for t in thetas]
+        got[fraction].append([s.alpha for s in crit._fold_prev])
+    for a, b in zip(got[None][:-1], got[0.25][:-1]):
+        assert a.value == b.value
+        np.testing.assert_allclose(a.info["hinge"], b.info["hinge"], rtol=1e-7)
+    for a, b in zip(got[None][-1], got[0.25][-1]):
+        np.testing.assert_allclose(a, b, atol=1e-7)
+
+
+def test_cv_shares_a_kernel_matrix_only_where_it_pays_and_fits(data):
+    """K(X, X) is shared for dense data, rbf or polynomial kernels, several folds and a matrix
+    within a quarter of the cache; it is the kernel's own block."""
+    import scipy.sparse as sp
+
+    from svmbound.kernels import LinearKernel, PolynomialKernel
+
+    X, y = data
+    crit = CrossValidationError(X, y, RBFKernel(), n_folds=5, random_state=4)
+    np.testing.assert_array_equal(crit.shared_gram(RBFKernel(2.0)), RBFKernel(2.0).block(X))
+    assert crit.shared_gram(PolynomialKernel(2, 1.0)) is not None
+    assert crit.shared_gram(LinearKernel()) is None
+    sparse = CrossValidationError(sp.csr_matrix(X), y, RBFKernel(), n_folds=5, random_state=4)
+    assert sparse.shared_gram(RBFKernel()) is None
+    n = y.size
+    tiny = CrossValidationError(X, y, RBFKernel(), n_folds=5, random_state=4,
+                                cache_size=8.0 * n * n / 2**20)     # K is the whole cache
+    assert tiny.shared_gram(RBFKernel()) is None
+    hold_out = CrossValidationError(X, y, RBFKernel(), folds=[crit.folds[0]])
+    assert hold_out.shared_gram(RBFKernel()) is None

@@ -144,6 +144,25 @@ def test_cv_error_is_the_voting_error_on_held_out_folds(four_class):
     assert cv.n_trainings == 4 * 6 and ev.info["hinge"] > 0
 
 
+def test_cv_error_pairs_read_one_shared_kernel_matrix_or_their_own_rows_alike(four_class,
+                                                                             monkeypatch):
+    """Every (fold, pair) training reads K(X, X) computed once per θ
+    (``reference.SHARED_GRAM_FRACTION``) or computes its own rows: the same voting errors and
+    held-out hinge loss."""
+    from svmbound.criteria import reference
+
+    X, y = four_class
+    got = []
+    for fraction in (None, 0.25):
+        monkeypatch.setattr(reference, "SHARED_GRAM_FRACTION", fraction)
+        cv = pairwise_criterion("cv-error", X, y, RBFKernel(), loss="l1", n_folds=4,
+                                random_state=3, tol=1e-10)
+        got.append([cv.evaluate(np.array(t)) for t in ([LOG_C, LOG_S2], [LOG_C + 1, LOG_S2])])
+    for a, b in zip(*got):
+        assert a.value == b.value
+        assert a.info["hinge"] == pytest.approx(b.info["hinge"], rel=1e-7)
+
+
 def test_cv_error_step_in_c_starts_from_the_previous_solutions(four_class):
     """A step in C alone (same kernel) starts every (fold, pair) training from its solution at
     the previous θ: fewer SMO iterations, the same value as a cold evaluation; a new kernel

@@ -678,3 +678,42 @@ def test_a_small_solve_in_slices_reaches_the_same_optimum(monkeypatch, loss):
     np.testing.assert_allclose(decision_function(X, y, sliced.alpha, sliced.b, kernel, X),
                                decision_function(X, y, whole.alpha, whole.b, kernel, X),
                                atol=1e-6)
+
+
+# ---------------------------------------------------------------------------------------------
+# rows of a shared kernel matrix (GramRows)
+
+
+@pytest.mark.parametrize("loss", ["l1", "l2"])
+@pytest.mark.parametrize("warm", [False, True])
+def test_a_solve_on_gram_rows_is_the_solve_on_the_copied_block(loss, warm):
+    """GramRows(K, rows) reads K[rows[i], rows[j]] in the SMO: the same values as the block
+    K[rows][:, rows] copied out, hence the same solution, bit for bit (a warm start's initial
+    gradient too)."""
+    from svmbound.solvers import GramRows
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 3))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=60) > 0, 1.0, -1.0)
+    K = RBFKernel(2.0).block(X)
+    rows = np.sort(rng.choice(60, size=45, replace=False))
+    alpha0 = rng.uniform(0.0, 0.5, size=45) if warm else None
+    kw = dict(loss=loss, tol=1e-8, alpha0=alpha0, check_input=False)
+    on_rows = solve_svm_dual(GramRows(K, rows), y[rows], PrecomputedKernel(), 3.0, **kw)
+    on_block = solve_svm_dual(np.ascontiguousarray(K[np.ix_(rows, rows)]), y[rows],
+                              PrecomputedKernel(), 3.0, **kw)
+    np.testing.assert_array_equal(on_rows.alpha, on_block.alpha)
+    np.testing.assert_array_equal(on_rows.gradient, on_block.gradient)
+    assert on_rows.b == on_block.b and on_rows.n_iter == on_block.n_iter
+
+
+def test_gram_rows_refuse_what_they_cannot_read():
+    from svmbound.solvers import GramRows
+
+    with pytest.raises(ValueError, match="square"):
+        GramRows(np.zeros((3, 4)), [0, 1])
+    with pytest.raises(ValueError, match=r"indices in 0\.\.2"):
+        GramRows(np.eye(3), [0, 3])
+    with pytest.raises(ValueError, match="PrecomputedKernel"):
+        solve_svm_dual(GramRows(np.eye(3), [0, 1]), np.array([1.0, -1.0]), RBFKernel(), 1.0,
+                       check_input=False)

@@ -40,7 +40,7 @@ from .._parallel import parallel_map as _parallel
 from .._validation import check_X
 from ..kernels import rbf_gamma
 from ..ovo import class_pairs, pair_subsets, vote
-from ..solvers import DEFAULT_CACHE_MB, decision_function, solve_svm_dual
+from ..solvers import DEFAULT_CACHE_MB, solve_svm_dual
 from ..solvers.svm import check_loss
 from .base import Criterion, Evaluation, _kernel_key
 
@@ -275,12 +275,16 @@ class OvOCrossValidationError(Criterion):
 
         return held_out_total(self.folds, self.weights, self.y.size)
 
-    def _train(self, task, C, kernel):
+    def _train(self, task, C, kernel, gram=None):
         """Train pair p on fold k: (solution, its decision values on fold k's held-out rows).
-        Changes nothing in ``self``: the caller keeps the solution for the next warm start."""
+        ``gram``: K(X, X) at ``kernel`` shared by every (fold, pair) training
+        (``reference.shared_gram``). Changes nothing in ``self``: the caller keeps the
+        solution for the next warm start."""
+        from .reference import held_out_decision, training_rows
+
         k, p = task
         rows, y_pm = self._fold_pairs[k][p]
-        Xp = self.X[rows]
+        Xp, solve_kernel = training_rows(self.X, rows, kernel, gram)
         wp = None if self.weights is None else self.weights[rows]
         prev = self._fold_prev[k][p]
         # warm start only where the kernel is the previous θ's (a step in C): the solution's
@@ -290,16 +294,20 @@ class OvOCrossValidationError(Criterion):
         warm_from = None
         if self.warm_start and prev is not None and self._fold_key == _kernel_key(kernel):
             warm_from = prev
-        sol = solve_svm_dual(Xp, y_pm, kernel, C, loss=self.loss, tol=self.tol,
+        sol = solve_svm_dual(Xp, y_pm, solve_kernel, C, loss=self.loss, tol=self.tol,
                              warm_from=warm_from, cache_size=self.cache_size, check_input=False,
                              weights=wp)
         te = self.folds[k][1]
-        return sol, decision_function(Xp, y_pm, sol.alpha, sol.b, kernel, self.X[te])
+        return sol, held_out_decision(self.X, rows, y_pm, sol, kernel, gram, te)
 
     def _compute(self, C, kernel, need_grad):
+        from .reference import shared_gram
+
         n_pairs = len(self.pairs)
         tasks = [(k, p) for k in range(self.n_folds) for p in range(n_pairs)]
-        out = _parallel(lambda t: self._train(t, C, kernel), tasks, self.n_jobs)
+        gram = shared_gram(self.X, kernel, self.n_folds, self.cache_size)
+        out = _parallel(lambda t: self._train(t, C, kernel, gram), tasks, self.n_jobs)
+        del gram
         for (k, p), (sol, _) in zip(tasks, out):
             self._fold_prev[k][p] = sol
         self._fold_key = _kernel_key(kernel)

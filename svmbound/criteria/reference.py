@@ -19,9 +19,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..solvers import decision_function, solve_svm_dual, warm_start_alpha
+from ..kernels import PolynomialKernel, RBFKernel
+from ..solvers import (GramRows, PrecomputedKernel, decision_function, solve_svm_dual,
+                       warm_start_alpha)
+from ..solvers.qp import cache_megabytes, cache_share
 from ..solvers.svm import check_loss
 from .base import Criterion, _kernel_key
+
+#: The k folds of a CV at one kernel share its matrix K(X, X) (``solvers.GramRows``) when it
+#: takes at most this fraction of the configured cache (× the thread's share of it: with
+#: ``cache_size='auto'``, at least 200 MB, up to 2,560 rows); each kernel value is then
+#: computed once instead of in every fold that trains on both points. None: never.
+SHARED_GRAM_FRACTION = 0.25
 
 
 def stratified_folds(X, labels, n_folds, random_state) -> list:
@@ -77,6 +86,40 @@ def held_out_trivial_errors(folds, y, weights) -> float:
     _, inverse = np.unique(labels, return_inverse=True)
     per_class = np.bincount(inverse, weights=w)
     return float(per_class.sum() - per_class.max())
+
+
+def shared_gram(X, kernel, n_folds: int, cache_size) -> np.ndarray | None:
+    """K(X, X) at ``kernel`` for the trainings of a k-fold CV to share (``solvers.GramRows``),
+    or None where it would not pay or not fit: sparse X, kernels other than RBF and polynomial
+    (a linear kernel row costs no more than reading it), one fold (a hold-out validation), or
+    more than ``SHARED_GRAM_FRACTION`` of the thread's share of the cache ``cache_size``."""
+    from .._sparse import issparse
+
+    if (SHARED_GRAM_FRACTION is None or n_folds < 2 or issparse(X)
+            or type(kernel) not in (RBFKernel, PolynomialKernel)):
+        return None
+    n = X.shape[0]
+    budget = float(cache_megabytes(cache_size)) * 2**20 * cache_share()
+    if 8.0 * n * n > SHARED_GRAM_FRACTION * budget:
+        return None
+    return kernel.block(X)
+
+
+def training_rows(X, rows, kernel, gram):
+    """(X, kernel) of a training on ``rows``: the rows themselves, or the rows of the shared
+    ``gram`` (:func:`shared_gram`) with the precomputed kernel."""
+    if gram is None:
+        return X[rows], kernel
+    return GramRows(gram, rows), PrecomputedKernel()
+
+
+def held_out_decision(X, rows, y_rows, sol, kernel, gram, test) -> np.ndarray:
+    """f(x) = Σ α_i y_i K(x_i, x) + b at the rows ``test`` of X for a training on ``rows``
+    (labels ``y_rows``), from the shared ``gram`` when there is one."""
+    if gram is None:
+        return decision_function(X[rows], y_rows, sol.alpha, sol.b, kernel, X[test])
+    sv = np.flatnonzero(sol.alpha > 0)
+    return gram[np.ix_(test, rows[sv])] @ (sol.alpha[sv] * y_rows[sv]) + sol.b
 
 
 class _ReferenceCriterion(Criterion):
@@ -147,25 +190,32 @@ class CrossValidationError(_ReferenceCriterion):
 
     warm_state_attrs = Criterion.warm_state_attrs + ("_fold_prev", "_fold_key")
 
-    def _fold(self, k, C, kernel, prev, prev_key):
+    def shared_gram(self, kernel) -> np.ndarray | None:
+        """:func:`shared_gram` of this criterion's data, folds and cache."""
+        return shared_gram(self.X, kernel, self.n_folds, self.cache_size)
+
+    def _fold(self, k, C, kernel, prev, prev_key, gram=None):
         """(solution, errors, hinge loss) of fold k: train on its training part (warm-started
         from ``prev``, this fold's solution at a previous θ whose kernel has ``prev_key``, or
         cold when None), count the held-out points with y f(x) < 0 and sum their hinge losses
-        max(0, 1 − y f(x)). Changes nothing in ``self``: the caller keeps the solution for the
-        next warm start (a fold may run on a copy in another process, ``svmbound._parallel``)."""
+        max(0, 1 − y f(x)). ``gram``: K(X, X) at ``kernel`` (``shared_gram``), whose rows the
+        training then reads instead of computing its own. Changes nothing in ``self``: the
+        caller keeps the solution for the next warm start (a fold may run on a copy in another
+        process, ``svmbound._parallel``)."""
         tr, te = self.folds[k]
-        Xtr, ytr = self.X[tr], self.y[tr]
+        ytr = self.y[tr]
         wtr = None if self.weights is None else self.weights[tr]
+        Xtr, solve_kernel = training_rows(self.X, tr, kernel, gram)
         alpha0 = warm_from = None
         if self.warm_start and prev is not None:
             if prev_key == _kernel_key(kernel):   # only C changed: reuse the gradient
                 warm_from = prev
             elif self.warm_across_kernels:        # (Criterion: off, cold is faster)
                 alpha0 = warm_start_alpha(prev.alpha, ytr, prev.C, C, self.loss, wtr)
-        sol = solve_svm_dual(Xtr, ytr, kernel, C, loss=self.loss, tol=self.tol, alpha0=alpha0,
-                             warm_from=warm_from, cache_size=self.cache_size, check_input=False,
-                             max_iter=self.max_iter, weights=wtr)
-        f = decision_function(Xtr, ytr, sol.alpha, sol.b, kernel, self.X[te])
+        sol = solve_svm_dual(Xtr, ytr, solve_kernel, C, loss=self.loss, tol=self.tol,
+                             alpha0=alpha0, warm_from=warm_from, cache_size=self.cache_size,
+                             check_input=False, max_iter=self.max_iter, weights=wtr)
+        f = held_out_decision(self.X, tr, ytr, sol, kernel, gram, te)
         margin = self.y[te] * f
         hinge = np.maximum(0.0, 1.0 - margin)
         return (sol, self._errors(te, margin < 0),
@@ -192,12 +242,14 @@ class CrossValidationError(_ReferenceCriterion):
         self.keep_pieces(tasks, parallel_map(self.run_piece, tasks, self.n_jobs))
 
     def pieces(self, thetas, skip: int = 0, rank: float = np.inf) -> list:
-        """The (fold, run, rank) pieces of work of :meth:`precompute` for ``thetas`` (a run:
-        [(C, kernel, kernel key, keep)]), without the runs whose kept θ all have results of
-        this ``rank`` or a lower one already (rank ∞, the default: of any rank). ``rank``
+        """The (fold, run, rank, gram) pieces of work of :meth:`precompute` for ``thetas`` (a
+        run: [(C, kernel, kernel key, keep)]), without the runs whose kept θ all have results
+        of this ``rank`` or a lower one already (rank ∞, the default: of any rank). ``rank``
         orders pieces that train the same θ in different runs (the default strategy's
         searches, each validating its own candidates as soon as it ends): the result of the
-        lowest rank is kept, whichever finished first."""
+        lowest rank is kept, whichever finished first. ``gram``: a dict shared by the folds of
+        one run, {"K": its kernel's :meth:`shared_gram`}, computed here, once per run, and
+        dropped by :meth:`keep_pieces`."""
         runs: list = []
         for i, theta in enumerate(thetas):
             C, kernel = self.split_theta(theta)
@@ -209,24 +261,28 @@ class CrossValidationError(_ReferenceCriterion):
         runs = [run for run in runs if run[-1][3]]
         runs = [run for run in runs
                 if not all(self._has_results(C, key, rank) for C, _, key, keep in run if keep)]
-        return [(k, run, rank) for run in runs for k in range(self.n_folds)]
+        grams = [{"K": self.shared_gram(run[0][1])} for run in runs]
+        return [(k, run, rank, gram) for run, gram in zip(runs, grams)
+                for k in range(self.n_folds)]
 
     def run_piece(self, task) -> list:
         """The (solution, errors, hinge loss) of one fold at each θ of one run (a piece of
         :meth:`pieces`), warm-started along the run; changes nothing in ``self``."""
-        k, run, _ = task
+        k, run, _, gram = task
         prev = prev_key = None
         out = []
         for C, kernel, key, _ in run:
-            res = self._fold(k, C, kernel, prev, prev_key)
+            res = self._fold(k, C, kernel, prev, prev_key, gram["K"])
             out.append(res)
             prev, prev_key = res[0], key
         return out
 
     def keep_pieces(self, tasks, outputs) -> None:
         """Keep the results of :meth:`run_piece` for ``evaluate``; a fold result of a lower
-        rank is not replaced (one of the same rank is: the last one kept stands)."""
-        for (k, run, rank), outs in zip(tasks, outputs):
+        rank is not replaced (one of the same rank is: the last one kept stands). The runs'
+        shared kernel matrices are released."""
+        for (k, run, rank, gram), outs in zip(tasks, outputs):
+            gram["K"] = None
             for (C, _, key, keep), res in zip(run, outs):
                 if not keep:
                     continue
@@ -248,9 +304,11 @@ class CrossValidationError(_ReferenceCriterion):
             # the folds are independent: joblib threads (the SMO and BLAS release the GIL)
             from .._parallel import parallel_map
 
+            gram = self.shared_gram(kernel)
             out = parallel_map(lambda k: self._fold(k, C, kernel, self._fold_prev[k],
-                                                    self._fold_key[k]),
+                                                    self._fold_key[k], gram),
                                range(self.n_folds), self.n_jobs)
+            del gram
         for k, (sol, _, _) in enumerate(out):
             self.note_solution(sol, f"SVM dual of fold {k}")
             self._fold_prev[k], self._fold_key[k] = sol, key

@@ -29,6 +29,10 @@ Sparse data (issue 13): X is then not a 2-D array but the tuple of ``_sparse.num
 solver in which ``row_dots`` computes ⟨x_i, x_j⟩ for all j by walking, for each non-zero x_ik,
 the column k (a pass over the non-zeros sharing a feature with x_i, at most nnz(X)). The LRU
 cache, the working-set selection and everything else are the same code.
+
+Rows of a shared kernel matrix (``qp.GramRows``, code PRECOMPUTED): X is the pair (K, rows)
+and K_ij of the sub-problem is K[rows[i], rows[j]], read from K without copying the block
+(the folds of a cross-validation at one θ share the K of all their points).
 """
 
 import numpy as np
@@ -54,7 +58,10 @@ def _shift_at_overload(shift, i):
 
 
 def row_dots(X, i):
-    """⟨x_i, x_j⟩ for every j: X a dense 2-D array, or the CSR/CSC tuple of sparse data."""
+    """⟨x_i, x_j⟩ for every j: X a dense 2-D array, or the CSR/CSC tuple of sparse data (the
+    pair (K, rows) of ``qp.GramRows`` has no features: never called for it)."""
+    if isinstance(X, tuple) and len(X) == 2:
+        return np.zeros(X[1].shape[0])
     if isinstance(X, tuple):
         rdata, rind, rptr, cdata, cind, cptr = X
         out = np.zeros(rptr.shape[0] - 1)
@@ -68,6 +75,8 @@ def row_dots(X, i):
 
 @overload(row_dots, jit_options={"cache": True, "nogil": True})
 def _row_dots_overload(X, i):
+    if isinstance(X, types.BaseTuple) and len(X) == 2:
+        return lambda X, i: np.zeros(X[1].shape[0])
     if isinstance(X, types.BaseTuple):
         def csr_dots(X, i):
             rdata, rind, rptr, cdata, cind, cptr = X
@@ -83,12 +92,17 @@ def _row_dots_overload(X, i):
 
 
 def matrix_entry(X, i, j):
-    """X[i, j] of a PRECOMPUTED kernel matrix (never reached with sparse data: 0)."""
+    """X[i, j] of a PRECOMPUTED kernel matrix, or K[rows[i], rows[j]] for the pair (K, rows)
+    of ``qp.GramRows`` (never reached with sparse data: 0)."""
+    if isinstance(X, tuple) and len(X) == 2:
+        return X[0][X[1][i], X[1][j]]
     return 0.0 if isinstance(X, tuple) else X[i, j]
 
 
 @overload(matrix_entry, jit_options={"cache": True, "nogil": True})
 def _matrix_entry_overload(X, i, j):
+    if isinstance(X, types.BaseTuple) and len(X) == 2:
+        return lambda X, i, j: X[0][X[1][i], X[1][j]]
     if isinstance(X, types.BaseTuple):
         return lambda X, i, j: 0.0
     return lambda X, i, j: X[i, j]

@@ -57,6 +57,26 @@ class PrecomputedKernel(Kernel):
         return np.asarray(K[i], dtype=np.float64)
 
 
+class GramRows:
+    """The sub-problem on ``rows`` of a sample whose kernel matrix K is computed already, as
+    the X of a solve with :class:`PrecomputedKernel`: K_ij = K[rows[i], rows[j]], read by the
+    numba SMO from K itself (no copy of the block). The k folds of a cross-validation at one θ
+    share one K: each kernel value is then computed once instead of once per fold that trains
+    on both points (3.2 times on average with 5 folds). ``K`` is kept as given when it is a
+    C-ordered float64 array (it is read, never written)."""
+
+    def __init__(self, K, rows):
+        self.K = np.ascontiguousarray(K, dtype=np.float64)
+        self.rows = np.ascontiguousarray(rows, dtype=np.int64)
+        if self.K.ndim != 2 or self.K.shape[0] != self.K.shape[1]:
+            raise ValueError(f"K must be a square matrix, got shape {self.K.shape}")
+        if self.rows.ndim != 1 or (self.rows.size and (self.rows.min() < 0 or
+                                                        self.rows.max() >= self.K.shape[0])):
+            raise ValueError(f"rows must be a 1-D array of indices in 0..{self.K.shape[0] - 1}")
+        self.shape = (self.rows.size, self.rows.size)
+
+
+
 _share = threading.local()
 
 
@@ -178,7 +198,11 @@ def _kernel_columns_times(X, kernel: Kernel, cols: np.ndarray, v: np.ndarray) ->
         return kernel.block_dot(X, X[cols], v)
     out = np.empty((X.shape[0],) + v.shape[1:])
     for rows in _row_blocks(X.shape[0], cols.size):
-        out[rows] = X[rows][:, cols] @ v
+        # (GramRows: the same blocks taken the same way from the shared K: the same bits as
+        # on its copied block)
+        block = (X.K[X.rows[rows]][:, X.rows[cols]] if isinstance(X, GramRows)
+                 else X[rows][:, cols])
+        out[rows] = block @ v
     return out
 
 
@@ -270,7 +294,12 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
     n = y.shape[0]
     code, gamma, coef0, degree = kernel.spec()
     X_kernel = X                     # what kernel.block expects (initial gradient)
-    if issparse(X):
+    d_eff = None
+    if isinstance(X, GramRows):
+        if code != PRECOMPUTED:
+            raise ValueError("rows of a kernel matrix (GramRows) need the PrecomputedKernel")
+        X, sq, d_eff = (X.K, X.rows), np.zeros(n), 1.0     # a row costs n reads
+    elif issparse(X):
         # CSR: rows computed in numba from the CSR/CSC arrays, not centred (centring would
         # densify; see ``RBFKernel.block`` for why sparse data do not need it)
         X = kernel.prepare(X)
@@ -296,7 +325,8 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
     args = (X, sq, y, p, ub, a, G0, G_bar0, int(code), float(gamma), float(coef0), int(degree),
             float(scale), shift, check_tol(tol))
     buf = cache_buffer(n, cache_mb)
-    d_eff = (X_kernel.nnz / max(n, 1)) if issparse(X_kernel) else X.shape[1]
+    if d_eff is None:
+        d_eff = (X_kernel.nnz / max(n, 1)) if issparse(X_kernel) else X.shape[1]
     flag = current_flag()
     if flag is None:     # a flag of its own, registered for request_stop() while it runs
         with StopFlag() as flag:
