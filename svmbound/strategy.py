@@ -31,7 +31,8 @@
    These are ``n_folds`` trainings per candidate at tolerance 1e-2 (``CV_TOL``: they only
    have to count held-out errors), trained in (fold, kernel) pieces on ``n_jobs`` workers
    (``CrossValidationError.pieces``): a minimum's step in C is warm-started from the
-   minimum's fold solution and reuses its gradient. The pieces of a search's candidates start
+   minimum's fold solution and reuses its gradient, and the folds of one kernel read one
+   K(X, X) computed for them (``criteria.reference.shared_gram``). The pieces of a search's candidates start
    as soon as that search ends, on the worker it leaves, while the other search still runs
    (``OVERLAP_CV``, ``_parallel.parallel_map_then``); the results are the same as when every
    piece waits for both searches. The chosen model is then trained on every row at LIBSVM's
