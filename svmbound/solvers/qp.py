@@ -16,7 +16,7 @@ import numpy as np
 
 from .._sparse import issparse, numba_data, sq_norms
 from ..kernels import Kernel, column_mean
-from ._smo import PRECOMPUTED, RBF, smo
+from ._smo import PRECOMPUTED, RBF, offset, smo
 from .interrupt import SolverInterrupted, StopFlag, call_here, call_interruptibly, current_flag
 
 #: Kernel-row cache size: "auto" or a number of megabytes (LIBSVM's ``-m``, SVC's cache_size).
@@ -217,6 +217,8 @@ def initial_gradient(X, y, p, ub, a, kernel: Kernel, scale: float, shift):
     """
     G = p.copy()
     G_bar = np.zeros_like(p)
+    if not a.any():                 # a cold start: G = p, Ḡ = 0
+        return G, G_bar
     nz = np.flatnonzero(a)
     if nz.size:
         at_bound = a[nz] >= ub[nz]
@@ -236,8 +238,6 @@ def initial_gradient(X, y, p, ub, a, kernel: Kernel, scale: float, shift):
 def _smo_and_offset(*args):
     """The numba SMO, then the offset ρ (both numba, so both run where ``call_interruptibly``
     puts them — never in the main thread)."""
-    from ._smo import offset
-
     G, n_iter, violation, n_rows, interrupted = smo(*args)
     y, ub, a = args[2], args[4], args[5]
     rho = 0.0 if interrupted else offset(y, G, a, ub)
