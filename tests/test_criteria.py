@@ -239,6 +239,7 @@ def test_radius_in_a_second_thread_gives_the_sequential_result(data, name, monke
     import svmbound.criteria.base as base_mod
 
     X, y = data
+    monkeypatch.setattr(base_mod, "RADIUS_THREAD_MIN_ROWS", 0)    # a second thread, any size
     points = [[0.0, 1.0], [0.5, 1.5], [0.7, 1.5], [-0.3, 0.2]]
     crit = make_criterion(name, X, y, RBFKernel(), tol=1e-8)
     threaded = [crit.evaluate(p) for p in points]

@@ -117,14 +117,15 @@ def test_a_small_share_gives_the_same_solution():
     assert full.b == small.b
 
 
-def test_the_radius_qp_beside_the_svm_solve_shares_the_cache():
+def test_the_radius_qp_beside_the_svm_solve_shares_the_cache(monkeypatch):
     """solve_svm_and_radius runs two solves at once: each gets half of the caller's share,
     also in the radius QP's own thread (a thread-local share is not inherited)."""
     from sklearn.datasets import make_classification
 
-    from svmbound.criteria import make_criterion
+    from svmbound.criteria import base, make_criterion
     from svmbound.kernels import RBFKernel
 
+    monkeypatch.setattr(base, "RADIUS_THREAD_MIN_ROWS", 0)     # two threads on 60 rows too
     X, y = make_classification(n_samples=60, n_features=4, random_state=0)
     crit = make_criterion("rm-l2", X, np.where(y == 1, 1.0, -1.0), RBFKernel(2.0))
     seen = {}
@@ -145,16 +146,17 @@ def test_the_radius_qp_beside_the_svm_solve_shares_the_cache():
 
 
 def test_the_radius_qp_runs_beside_the_svm_alone_or_on_an_idle_core_else_after_it(monkeypatch):
-    """One evaluation alone: the radius QP in a second thread. In a worker of a parallel call:
-    in the worker's own thread, after the SVM, while every usable CPU runs a pool task, and
-    beside it when a core is idle (``_parallel.idle_core``); the same values every way."""
+    """One evaluation alone: the radius QP in a second thread (from ``RADIUS_THREAD_MIN_ROWS``
+    rows; after the SVM in the same thread below). In a worker of a parallel call: in the
+    worker's own thread, after the SVM, while every usable CPU runs a pool task, and beside it
+    when a core is idle (``_parallel.idle_core``); the same values every way."""
     import threading
 
     from sklearn.datasets import make_classification
 
     import svmbound._parallel as par
     from svmbound._parallel import in_pool_worker, parallel_map
-    from svmbound.criteria import make_criterion
+    from svmbound.criteria import base, make_criterion
     from svmbound.kernels import RBFKernel
 
     X, y = make_classification(n_samples=80, n_features=4, random_state=1)
@@ -183,8 +185,15 @@ def test_the_radius_qp_runs_beside_the_svm_alone_or_on_an_idle_core_else_after_i
             evaluated.wait()
         return ev.value, ev.grad, threads["svm"] == threads["radius"], in_pool_worker()
 
+    monkeypatch.setattr(base, "RADIUS_THREAD_MIN_ROWS", 81)     # 80 rows: one thread
+    small = [evaluate(p) for p in points]
+    assert [a[2:] for a in small] == [(True, False)] * 2
+    monkeypatch.setattr(base, "RADIUS_THREAD_MIN_ROWS", 80)
     alone = [evaluate(p) for p in points]
     assert [a[2:] for a in alone] == [(False, False)] * 2
+    for a, b in zip(alone, small):
+        assert a[0] == b[0]
+        np.testing.assert_array_equal(a[1], b[1])
     for cpus, same_thread in ((2, True), (4, False)):
         monkeypatch.setattr(par, "usable_cpus", lambda cpus=cpus: cpus)
         pooled = parallel_map(lambda p: evaluate(p, wait=True), points, 2)

@@ -80,6 +80,13 @@ class Objective:
         """Hook called by every ``grad`` call (the search log's wrapper counts them)."""
 
 
+#: Below this many rows an evaluation alone (outside a pool worker) solves the radius QP after
+#: the SVM in its own thread instead of beside it in a second one: handing a solve of a few
+#: milliseconds to another thread and waiting for it cost more than it saved (BENCHMARKS.md,
+#: "The radius QP in a second thread only from 200 rows").
+RADIUS_THREAD_MIN_ROWS = 200
+
+
 class Criterion(Objective):
     """Base class. Subclasses set ``name``, ``loss``, ``differentiable``, ``formula``,
     ``source`` and implement ``_compute(C, kernel, need_grad) -> (value, grad, info)``."""
@@ -219,16 +226,19 @@ class Criterion(Objective):
         thread: a third thread only queued for the cores and the GIL (4 % slower on the quick
         benchmark cases, both losses; BENCHMARKS.md). The radius QP gets its own thread there
         only while a core is idle (``_parallel.idle_core``: the two searches on 16 cores, or
-        on 2 cores once the other search and its CV pieces have ended)."""
+        on 2 cores once the other search and its CV pieces have ended). On fewer than
+        ``RADIUS_THREAD_MIN_ROWS`` rows (the one-vs-one pairs of most multi-class data) the two
+        solves always run one after the other: the hand-off cost more than the overlap saved."""
         from .._parallel import idle_core, in_pool_worker, leaf_pool
         from ..solvers.interrupt import StopFlag, stop_scope
         from ..solvers.qp import cache_share, cache_share_scope
 
-        if not in_pool_worker():
-            return self._svm_beside_radius(C, kernel, radius)
-        with idle_core() as claimed:
-            if claimed:
+        if self.y.size >= RADIUS_THREAD_MIN_ROWS:
+            if not in_pool_worker():
                 return self._svm_beside_radius(C, kernel, radius)
+            with idle_core() as claimed:
+                if claimed:
+                    return self._svm_beside_radius(C, kernel, radius)
         svm = self.solve_svm(C, kernel)
         return svm, radius()
 
