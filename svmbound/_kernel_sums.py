@@ -47,3 +47,18 @@ def rbf_exponents_from_dots(dot, sqx, sqz, gamma):
             if v < 0.0:
                 v = 0.0
             dot[i, j] = v * -gamma
+
+
+@njit(cache=True, nogil=True)
+def held_out_sums(K, test, cols, coef):
+    """f_t = Σ_k coef_k K[cols_k, test_t] for every t: the decision values (without b) at the
+    rows ``test`` of a model whose support vectors are the rows ``cols`` of a sample with the
+    symmetric kernel matrix K (``criteria.reference.held_out_decision``). Reads single entries
+    of K in place, with the GIL released: NumPy's fancy indexing copied blocks of K first."""
+    out = np.zeros(test.shape[0])
+    for k in range(cols.shape[0]):
+        row = K[cols[k]]
+        c = coef[k]
+        for t in range(test.shape[0]):
+            out[t] += c * row[test[t]]
+    return out

@@ -290,3 +290,19 @@ def test_rbf_exponents_in_numba_are_the_numpy_steps_bit_for_bit():
     rbf_exponents_from_dots(dot, sqa, sqb, 0.7)
     np.testing.assert_array_equal(dot, ref)
     assert dot[3, 4] == 0.0
+
+
+def test_held_out_sums_are_the_decision_values_read_from_a_symmetric_kernel_matrix():
+    """_kernel_sums.held_out_sums(K, test, cols, coef) = K[test][:, cols] @ coef for a
+    symmetric K, the indices in any order, repeated test rows too."""
+    from svmbound._kernel_sums import held_out_sums
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 3))
+    K = RBFKernel(1.5).block(X)
+    test = np.array([7, 3, 3, 39, 0])
+    cols = np.array([12, 1, 30, 8])
+    coef = rng.normal(size=4)
+    np.testing.assert_allclose(held_out_sums(K, test, cols, coef), K[test][:, cols] @ coef,
+                               rtol=1e-13, atol=1e-13)
+    assert held_out_sums(K, test, cols[:0], coef[:0]).tolist() == [0.0] * 5
