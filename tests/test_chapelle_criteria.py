@@ -463,21 +463,29 @@ def test_cholesky_paths_equal_the_lu_paths():
                                np.linalg.solve(hyperplane_system(-K, y), np.r_[r, q]), atol=1e-8)
 
 
-def test_cv_folds_on_the_shared_kernel_matrix_solve_the_same_problems(data, monkeypatch):
+@pytest.mark.parametrize("kernel, weighted", [("rbf", False), ("rbf", True), ("poly", False)])
+def test_cv_folds_on_the_shared_kernel_matrix_solve_the_same_problems(data, monkeypatch, kernel,
+                                                                      weighted):
     """With the folds reading one K(X, X) (``SHARED_GRAM_FRACTION``) each fold solves the
     problem it solves with its own kernel rows: the same α up to the solver's tolerance and the
-    same error counts, through ``evaluate`` and through the pieces of ``precompute``."""
+    same error counts, through ``evaluate`` and through the pieces of ``precompute`` — with
+    per-sample weights (C_i = C·w_i) and the polynomial kernel too."""
     from svmbound.criteria import reference
+    from svmbound.kernels import PolynomialKernel
 
     X, y = data
-    thetas = [(0.0, 0.5), (2.0, 0.5), (1.0, -0.4)]
+    kern = RBFKernel() if kernel == "rbf" else PolynomialKernel(2, 1.0)
+    w = np.linspace(0.5, 2.0, y.size) if weighted else None
+    kw = dict(n_folds=5, random_state=4, tol=1e-10, weights=w)
+    thetas = ([(0.0, 0.5), (2.0, 0.5), (1.0, -0.4)] if kernel == "rbf" else
+              [(0.0, 0.0), (2.0, 0.0), (1.0, 0.7)])
     got = {}
     for fraction in (None, 0.25):
         monkeypatch.setattr(reference, "SHARED_GRAM_FRACTION", fraction)
-        crit = CrossValidationError(X, y, RBFKernel(), n_folds=5, random_state=4, tol=1e-10)
-        assert (crit.shared_gram(RBFKernel()) is None) == (fraction is None)
+        crit = CrossValidationError(X, y, kern, **kw)
+        assert (crit.shared_gram(kern) is None) == (fraction is None)
         got[fraction] = [crit.evaluate(np.array(t), need_grad=False) for t in thetas]
-        pre = CrossValidationError(X, y, RBFKernel(), n_folds=5, random_state=4, tol=1e-10)
+        pre = CrossValidationError(X, y, kern, **kw)
         pre.precompute(thetas)
         got[fraction] += [pre.evaluate(np.array(t), need_grad=False) for t in thetas]
         got[fraction].append([s.alpha for s in crit._fold_prev])
