@@ -17,6 +17,8 @@ is the balanced error rate). Without weights the value is the plain count, as be
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from ..kernels import PolynomialKernel, RBFKernel
@@ -86,6 +88,9 @@ def held_out_trivial_errors(folds, y, weights) -> float:
     _, inverse = np.unique(labels, return_inverse=True)
     per_class = np.bincount(inverse, weights=w)
     return float(per_class.sum() - per_class.max())
+
+
+_PIECES_LOCK = threading.Lock()
 
 
 def shared_gram(X, kernel, n_folds: int, cache_size) -> np.ndarray | None:
@@ -254,8 +259,9 @@ class CrossValidationError(_ReferenceCriterion):
         orders pieces that train the same θ in different runs (the default strategy's
         searches, each validating its own candidates as soon as it ends): the result of the
         lowest rank is kept, whichever finished first. ``gram``: a dict shared by the folds of
-        one run, {"K": its kernel's :meth:`shared_gram`}, computed here, once per run, and
-        dropped by :meth:`keep_pieces`."""
+        one run, {"K": its kernel's :meth:`shared_gram`, "left": folds not yet trained},
+        computed here, once per run, and dropped when the run's last fold has been trained
+        (or by :meth:`keep_pieces`)."""
         runs: list = []
         for i, theta in enumerate(thetas):
             C, kernel = self.split_theta(theta)
@@ -267,7 +273,7 @@ class CrossValidationError(_ReferenceCriterion):
         runs = [run for run in runs if run[-1][3]]
         runs = [run for run in runs
                 if not all(self._has_results(C, key, rank) for C, _, key, keep in run if keep)]
-        grams = [{"K": self.shared_gram(run[0][1])} for run in runs]
+        grams = [{"K": self.shared_gram(run[0][1]), "left": self.n_folds} for run in runs]
         return [(k, run, rank, gram) for run, gram in zip(runs, grams)
                 for k in range(self.n_folds)]
 
@@ -281,6 +287,10 @@ class CrossValidationError(_ReferenceCriterion):
             res = self._fold(k, C, kernel, prev, prev_key, gram["K"])
             out.append(res)
             prev, prev_key = res[0], key
+        with _PIECES_LOCK:          # the run's last fold releases its K (the other search's
+            gram["left"] -= 1       # CV may still be running: one K less alive meanwhile)
+            if gram["left"] == 0:
+                gram["K"] = None
         return out
 
     def keep_pieces(self, tasks, outputs) -> None:
