@@ -18,8 +18,9 @@ evaluations. Used to choose ``STAGE_MAX_FEV`` and to reject a looser ``STAGE_GTO
 
 ``--set STAGE_MAX_FEV=6`` sets ``svmbound.strategy.STAGE_MAX_FEV`` (``tune_auto`` reads its
 settings when it runs); a dotted name sets that module's setting, e.g.
-``--set criteria.reference.SHARED_GRAM_FRACTION=None``. ``--skip-big`` leaves out the six largest cases (mushrooms,
-ijcnn1-5k, a1a, w1a, splice, svmguide1); ``--only-big`` runs only them, a line per fit.
+``--set criteria.reference.SHARED_GRAM_FRACTION=None``. ``--skip-big`` leaves out the six
+largest cases (mushrooms, ijcnn1-5k, a1a, w1a, splice, svmguide1); ``--only-big`` runs only
+them, a line per fit.
 """
 
 from __future__ import annotations

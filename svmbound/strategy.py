@@ -32,11 +32,11 @@
    have to count held-out errors), trained in (fold, kernel) pieces on ``n_jobs`` workers
    (``CrossValidationError.pieces``): a minimum's step in C is warm-started from the
    minimum's fold solution and reuses its gradient, and the folds of one kernel read one
-   K(X, X) computed for them (``criteria.reference.shared_gram``). The pieces of a search's candidates start
-   as soon as that search ends, on the worker it leaves, while the other search still runs
-   (``OVERLAP_CV``, ``_parallel.parallel_map_then``); the results are the same as when every
-   piece waits for both searches. The chosen model is then trained on every row at LIBSVM's
-   tolerance 1e-3 (``VALIDATION_TOL``).
+   K(X, X) computed for them (``criteria.reference.shared_gram``). The pieces of a search's
+   candidates start as soon as that search ends, on the worker it leaves, while the other
+   search still runs (``OVERLAP_CV``, ``_parallel.parallel_map_then``); the results are the
+   same as when every piece waits for both searches. The chosen model is then trained on
+   every row at LIBSVM's tolerance 1e-3 (``VALIDATION_TOL``).
 
 5. **Large data** (more than 2·``subsample`` rows, ``BoundSVC(tune_subsample=5000)``; the
    subsample is smaller where the span bound's working memory on it, about 2.4·8·m² bytes,

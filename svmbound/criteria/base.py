@@ -229,9 +229,7 @@ class Criterion(Objective):
         on 2 cores once the other search and its CV pieces have ended). On fewer than
         ``RADIUS_THREAD_MIN_ROWS`` rows (the one-vs-one pairs of most multi-class data) the two
         solves always run one after the other: the hand-off cost more than the overlap saved."""
-        from .._parallel import idle_core, in_pool_worker, leaf_pool
-        from ..solvers.interrupt import StopFlag, stop_scope
-        from ..solvers.qp import cache_share, cache_share_scope
+        from .._parallel import idle_core, in_pool_worker
 
         if self.y.size >= RADIUS_THREAD_MIN_ROWS:
             if not in_pool_worker():

@@ -76,7 +76,6 @@ class GramRows:
         self.shape = (self.rows.size, self.rows.size)
 
 
-
 _share = threading.local()
 
 
