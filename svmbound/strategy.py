@@ -15,7 +15,9 @@
    tolerance (``STAGE_GTOL``) or after ``STAGE_MAX_FEV`` evaluations (span 4, radius–margin
    5 for L2 and 6 for L1), and solves at ``STAGE_TOL`` (1e-3) at least: it only has to find
    the region. A failed trial step is shortened by quadratic interpolation
-   (``STAGE_BACKTRACK``) rather than Chung's halving.
+   (``STAGE_BACKTRACK``) rather than Chung's halving. Both searches start cold at θ₀; for
+   the L2 loss they solve the same L2-SVM there, which is made once (``SHARE_COLD_SOLVES``,
+   ``criteria.base.SharedColdSolves``; the radius QP of rm-l2 meanwhile).
 3. **Candidates**: each search's minimum, and one of them with C multiplied by e²
    (``NEIGHBOUR_STEPS``; the bounds' known bias is towards too small a C — Chung §4.3): the L2
    radius–margin minimum's for the L2 loss, the span minimum's for the L1 loss: three points,
@@ -163,6 +165,9 @@ STAGE_MAX_FEV = {"span": 4, "rm-l2": 5, "rm-l1": 6}
 #: 1e-6 −0.213 / −0.262, 24.4 / 21.9 s; 1e-3 −0.236 / −0.216, 21.1 / 14.8 s
 #: (BENCHMARKS.md, "Variants of the default").
 STAGE_TOL = 1e-3
+#: Whether the bound searches make a cold SVM solve they both need once
+#: (``criteria.base.SharedColdSolves``: for the L2 loss, the span and rm-l2 solves at θ₀).
+SHARE_COLD_SOLVES = True
 #: Line-search reduction of the bound searches (``minimize_projected_bfgs(backtrack=)``):
 #: after a failed trial, the minimiser of the quadratic through f(θ), ∇f(θ)ᵀd and f(θ + d)
 #: (safeguarded to [0.1, 0.5] of the step) instead of Chung's ½. 18 % of the searches'
@@ -394,10 +399,16 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         Xv, yv, wv = _take_rows(X, y_pm, weights, np.concatenate([S, V]))
         val_kw = {"folds": [(np.arange(S.size), np.arange(S.size, S.size + V.size))]}
 
+    # the two searches start at the same θ₀: a cold solve both need is made once
+    from .criteria.base import SharedColdSolves
+    shared = SharedColdSolves()
+
     def search(name):
         crit_loss = loss if loss in criterion_class(name).losses() else None
         crit = make(name, Xs, ys, kernel, loss=crit_loss, random_state=random_state,
                     tol=search_tol, weights=ws, **kw)
+        if SHARE_COLD_SOLVES and hasattr(crit, "share_cold_solves"):
+            crit.share_cold_solves(shared)     # the same rows (Xs, ys, ws) for every search
         if wrap is not None:
             crit = wrap(crit, name)
         fev = _budget(max_fev, name)

@@ -238,6 +238,14 @@ SEARCHES = {
 }
 
 
+def _assert_resumed_trainings(res, ref):
+    """A resumed fit makes the trainings the uninterrupted one made, and at most one more: the
+    L2 searches share their cold solve at θ₀ (``strategy.SHARE_COLD_SOLVES``), and when the
+    span search's evaluation there is replayed from the log, the rm-l2 search, not yet
+    logged, solves it on its own."""
+    assert ref.n_trainings_ <= res.n_trainings_ <= ref.n_trainings_ + 1
+
+
 @pytest.mark.parametrize("search", sorted(SEARCHES))
 def test_resume_after_an_interruption_ends_where_the_uninterrupted_run_ends(
         small, tmp_path, monkeypatch, search):
@@ -268,7 +276,7 @@ def test_resume_after_an_interruption_ends_where_the_uninterrupted_run_ends(
         res = BoundSVC(log_file=str(log), resume=True, **kw).fit(X, y)
     assert np.abs(res.best_theta_ - ref.best_theta_).max() <= 1e-6
     assert res.search_.nfev <= ref.search_.nfev
-    assert res.n_trainings_ == ref.n_trainings_
+    _assert_resumed_trainings(res, ref)
     n_total = len(log.read_text().splitlines()) - 1
     # + the fit's own f(start) (gtol) before each SciPy-style search; criterion='auto' (the
     # default) runs two of them (span and radius-margin)
@@ -356,7 +364,7 @@ def test_resume_after_kill_9(small, tmp_path):
     res = BoundSVC(log_file=str(log), resume=True).fit(X, y)
     assert np.abs(res.best_theta_ - ref.best_theta_).max() <= 1e-6
     assert res.search_.nfev <= ref.search_.nfev
-    assert res.n_trainings_ == ref.n_trainings_
+    _assert_resumed_trainings(res, ref)
 
 
 # -- CLI ---------------------------------------------------------------------------------------

@@ -473,3 +473,24 @@ def test_cv_pieces_of_the_lower_rank_are_kept():
     assert [r[0].n_iter for r in kept] == [o[1][0].n_iter for o in out_first]
     assert [o[1][0].n_iter for o in out_first] != [o[0][0].n_iter for o in out_second]
     assert cv.pieces([other, shared]) == []          # everything trained: nothing to do
+
+
+@pytest.mark.parametrize("loss, saved", [("l2", 1), ("l1", 0)])
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_searches_share_their_cold_solve_at_the_start_with_the_same_result(
+        monkeypatch, loss, saved, n_jobs):
+    """For the L2 loss the span and rm-l2 searches both solve the L2-SVM cold at θ₀: made
+    once, the fit is the same bit for bit with one training less; the L1 loss shares none."""
+    from svmbound import strategy
+
+    X, y = make_classification(n_samples=150, n_features=5, random_state=4)
+    fits = {}
+    for share in (False, True):
+        monkeypatch.setattr(strategy, "SHARE_COLD_SOLVES", share)
+        fits[share] = BoundSVC(loss=loss, n_jobs=n_jobs, random_state=0).fit(X, y)
+    off, on = fits[False], fits[True]
+    np.testing.assert_array_equal(off.best_theta_, on.best_theta_)
+    np.testing.assert_array_equal(off.dual_coef_, on.dual_coef_)
+    np.testing.assert_array_equal(off.intercept_, on.intercept_)
+    assert off.search_.candidates == on.search_.candidates
+    assert off.n_trainings_ - on.n_trainings_ == saved

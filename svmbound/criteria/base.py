@@ -19,6 +19,7 @@ formulas that involve C use C_i through :meth:`Criterion.l2_shift` (1/C_i, the L
 from __future__ import annotations
 
 import functools
+import threading
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -38,6 +39,53 @@ def _kernel_key(kernel: Kernel) -> tuple:
     """What identifies a kernel's values: its class, its numba spec (holds the polynomial
     degree, which θ does not) and θ."""
     return (type(kernel).__name__, kernel.spec(), tuple(np.atleast_1d(kernel.theta).tolist()))
+
+
+class SharedColdSolves:
+    """The cold SVM solves (no warm start) of the criteria of one tuning, made once: a solve
+    that a second criterion asks for — same rows, loss, C, kernel, tolerance and iteration
+    cap — is the first one's result, awaited if it is still running.
+
+    The default strategy's two bound searches start at the same θ₀, and for the L2 loss both
+    the span bound and ``rm-l2`` solve the same L2-SVM there (the span search of the L1 loss
+    solves the L2-SVM, ``rm-l1`` the L1-SVM: nothing shared). The solve is deterministic, so
+    the shared solution is the one each would have made, bit for bit; the criteria only read
+    it (``same_kernel_start`` and ``warm_start_alpha`` make new arrays). The keys carry a tag
+    that the caller makes the same only for criteria on the same rows and weights
+    (:meth:`Criterion.share_cold_solves`). A copy sent to another process (loky, dask) starts
+    empty: there each criterion solves on its own, with the same result."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._futures: dict = {}
+
+    def __reduce__(self):
+        return (SharedColdSolves, ())
+
+    def started(self, key) -> bool:
+        """Whether a solve of ``key`` has been started (it may still be running)."""
+        with self._lock:
+            return key in self._futures
+
+    def get(self, key, solve) -> tuple:
+        """(``solve()``'s result for ``key``, whether this call made it): the first call for a
+        key solves, later ones wait for its result (its exception, if it failed)."""
+        from concurrent.futures import Future
+
+        with self._lock:
+            future = self._futures.get(key)
+            owner = future is None
+            if owner:
+                future = self._futures[key] = Future()
+        if not owner:
+            return future.result(), False
+        try:
+            result = solve()
+        except BaseException as exc:
+            future.set_exception(exc)
+            raise
+        future.set_result(result)
+        return result, True
 
 
 @dataclass
@@ -136,6 +184,7 @@ class Criterion(Objective):
         self._svm_prev_key = None
         self._radius_prev: dict = {}
         self._last: Evaluation | None = None
+        self._shared: tuple | None = None   # (SharedColdSolves, tag): share_cold_solves
 
     # -- per-sample weights -----------------------------------------------------------------
     @property
@@ -181,6 +230,19 @@ class Criterion(Objective):
         return float(np.exp(theta[0])), self.kernel.with_theta(theta[1:])
 
     # -- solves with warm starts ---------------------------------------------------------
+    def share_cold_solves(self, shared: SharedColdSolves, tag: tuple = ()) -> None:
+        """Make this criterion's cold SVM solves through ``shared`` (:class:`SharedColdSolves`),
+        under keys that start with ``tag``: the caller gives one tag only to criteria on the
+        same X, y and weights."""
+        self._shared = (shared, tuple(tag))
+
+    def _cold_key(self, C: float, kernel: Kernel):
+        """The key of a cold SVM solve at (C, kernel) in the shared solves, or None."""
+        if self._shared is None:
+            return None
+        return self._shared[1] + ("svm", self.loss, float(C), _kernel_key(kernel), self.tol,
+                                  self.max_iter)
+
     def solve_svm(self, C: float, kernel: Kernel) -> DualSolution:
         prev = self._svm_prev
         alpha0 = warm_from = None
@@ -191,15 +253,32 @@ class Criterion(Objective):
             elif self.warm_across_kernels:
                 alpha0 = warm_start_alpha(prev.alpha, self.y, prev.C, C, self.loss,
                                           self.weights)
-        sol = solve_svm_dual(self.X, self.y, kernel, C, loss=self.loss, tol=self.tol,
-                             alpha0=alpha0, warm_from=warm_from, cache_size=self.cache_size,
-                             check_input=False, max_iter=self.max_iter,
-                             weights=self.weights)
-        self.n_trainings += 1
+
+        def solve():
+            return solve_svm_dual(self.X, self.y, kernel, C, loss=self.loss, tol=self.tol,
+                                  alpha0=alpha0, warm_from=warm_from,
+                                  cache_size=self.cache_size, check_input=False,
+                                  max_iter=self.max_iter, weights=self.weights)
+
+        cold = None if (alpha0 is not None or warm_from is not None) else self._cold_key(C, kernel)
+        if cold is None:
+            sol, made = solve(), True
+        else:
+            sol, made = self._shared[0].get(cold, solve)
+        self.n_trainings += int(made)
         self._svm_prev = sol
         self._svm_prev_key = key
         self.note_solution(sol, "SVM dual")
         return sol
+
+    def _svm_started_elsewhere(self, C: float, kernel: Kernel) -> bool:
+        """Whether the next ``solve_svm(C, kernel)`` is a cold solve that another criterion
+        has already started (:class:`SharedColdSolves`)."""
+        if self._shared is None or (self.warm_start and self._svm_prev is not None
+                                    and (self._svm_prev_key == _kernel_key(kernel)
+                                         or self.warm_across_kernels)):
+            return False
+        return self._shared[0].started(self._cold_key(C, kernel))
 
     def note_solution(self, sol, what: str) -> None:
         """Record a solve of the current evaluation that stopped before its tolerance (at the
@@ -228,9 +307,14 @@ class Criterion(Objective):
         only while a core is idle (``_parallel.idle_core``: the two searches on 16 cores, or
         on 2 cores once the other search and its CV pieces have ended). On fewer than
         ``RADIUS_THREAD_MIN_ROWS`` rows (the one-vs-one pairs of most multi-class data) the two
-        solves always run one after the other: the hand-off cost more than the overlap saved."""
+        solves always run one after the other: the hand-off cost more than the overlap saved.
+        When the SVM solve is a cold one that another criterion has started
+        (:class:`SharedColdSolves`), the radius QP is solved first, while that one runs."""
         from .._parallel import idle_core, in_pool_worker
 
+        if self._svm_started_elsewhere(C, kernel):   # the radius QP while that one runs
+            r = radius()
+            return self.solve_svm(C, kernel), r
         if self.y.size >= RADIUS_THREAD_MIN_ROWS:
             if not in_pool_worker():
                 return self._svm_beside_radius(C, kernel, radius)

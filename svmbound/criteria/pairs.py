@@ -147,6 +147,11 @@ class PairwiseSum(Criterion):
     def warm_state(self) -> dict:
         return {"pairs": [c.warm_state() for c in self.criteria]}
 
+    def share_cold_solves(self, shared, tag: tuple = ()) -> None:
+        """Each pair's criterion shares its cold solves under its pair's tag."""
+        for k, c in enumerate(self.criteria):
+            c.share_cold_solves(shared, tuple(tag) + (k,))
+
     def set_warm_state(self, state: dict) -> None:
         for c, s in zip(self.criteria, state["pairs"]):
             c.set_warm_state(s)
