@@ -8,6 +8,11 @@ its wall time:
   input checks, the box, the CV folds, the threads' start);
 * ``searches end`` / ``CV end``: when the last bound evaluation and the last CV piece end;
 * ``final``: the final training at the chosen θ (serial);
+* ``one search alone``: from the end of the search that ends first to the end of the other,
+  and ``CV beside it``: the CV pieces run meanwhile (summed over the threads). With two
+  workers the difference is about the time a core had nothing to do while one search ran
+  on: what more workers cannot shorten, and what work started before that search ends
+  (its own candidates' CV) could fill;
 * the busy time of each kind of work, summed over the threads (``rm-l2``/``rm-l1``, ``span``
   evaluations, ``cv piece``: one fold of one or two candidates; at most ``n_jobs`` × 100 %).
   Busy time includes waiting for the GIL inside that work.
@@ -65,6 +70,14 @@ def phases(records, t0: float, wall: float) -> dict:
            "searches end": pct(max(r[3] for r in evals) - t0),
            "CV end": pct(max((r[3] for r in pieces), default=t0) - t0),
            "final": pct(sum(r[3] - r[2] for r in final))}
+    ends: dict = {}
+    for _, kind, _, b in evals:
+        ends[kind] = max(ends.get(kind, b), b)
+    if len(ends) > 1:   # from the end of the first search to the end of the last one
+        first, last = min(ends.values()), max(ends.values())
+        out["one search alone"] = pct(last - first)
+        out["CV beside it"] = pct(sum(max(0.0, min(b, last) - max(a, first))
+                                      for _, _, a, b in pieces))
     busy: dict = {}
     for _, kind, a, b in records:
         if kind not in ("final", "cv-error"):
