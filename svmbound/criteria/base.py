@@ -236,21 +236,27 @@ class Criterion(Objective):
         same X, y and weights."""
         self._shared = (shared, tuple(tag))
 
-    def _cold_key(self, C: float, kernel: Kernel):
-        """The key of a cold SVM solve at (C, kernel) in the shared solves, or None."""
-        if self._shared is None:
-            return None
+    def _cold_key(self, C: float, kernel: Kernel) -> tuple:
+        """The key of a cold SVM solve at (C, kernel) in the shared solves."""
         return self._shared[1] + ("svm", self.loss, float(C), _kernel_key(kernel), self.tol,
                                   self.max_iter)
+
+    def _starts_cold(self, key) -> bool:
+        """Whether the next SVM solve at the kernel of ``_kernel_key`` ``key`` starts cold:
+        no warm start, or no previous solution, or a new kernel without
+        ``warm_across_kernels``."""
+        return not (self.warm_start and self._svm_prev is not None
+                    and (self._svm_prev_key == key or self.warm_across_kernels))
 
     def solve_svm(self, C: float, kernel: Kernel) -> DualSolution:
         prev = self._svm_prev
         alpha0 = warm_from = None
         key = _kernel_key(kernel)
-        if self.warm_start and prev is not None:
+        cold = self._starts_cold(key)
+        if not cold:
             if self._svm_prev_key == key:    # only C changed: reuse the gradient (no kernel value)
                 warm_from = prev
-            elif self.warm_across_kernels:
+            else:                            # warm_across_kernels
                 alpha0 = warm_start_alpha(prev.alpha, self.y, prev.C, C, self.loss,
                                           self.weights)
 
@@ -260,11 +266,10 @@ class Criterion(Objective):
                                   cache_size=self.cache_size, check_input=False,
                                   max_iter=self.max_iter, weights=self.weights)
 
-        cold = None if (alpha0 is not None or warm_from is not None) else self._cold_key(C, kernel)
-        if cold is None:
-            sol, made = solve(), True
+        if cold and self._shared is not None:
+            sol, made = self._shared[0].get(self._cold_key(C, kernel), solve)
         else:
-            sol, made = self._shared[0].get(cold, solve)
+            sol, made = solve(), True
         self.n_trainings += int(made)
         self._svm_prev = sol
         self._svm_prev_key = key
@@ -274,11 +279,8 @@ class Criterion(Objective):
     def _svm_started_elsewhere(self, C: float, kernel: Kernel) -> bool:
         """Whether the next ``solve_svm(C, kernel)`` is a cold solve that another criterion
         has already started (:class:`SharedColdSolves`)."""
-        if self._shared is None or (self.warm_start and self._svm_prev is not None
-                                    and (self._svm_prev_key == _kernel_key(kernel)
-                                         or self.warm_across_kernels)):
-            return False
-        return self._shared[0].started(self._cold_key(C, kernel))
+        return (self._shared is not None and self._starts_cold(_kernel_key(kernel))
+                and self._shared[0].started(self._cold_key(C, kernel)))
 
     def note_solution(self, sol, what: str) -> None:
         """Record a solve of the current evaluation that stopped before its tolerance (at the
