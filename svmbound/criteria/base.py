@@ -236,10 +236,10 @@ class Criterion(Objective):
         same X, y and weights."""
         self._shared = (shared, tuple(tag))
 
-    def _cold_key(self, C: float, kernel: Kernel) -> tuple:
-        """The key of a cold SVM solve at (C, kernel) in the shared solves."""
-        return self._shared[1] + ("svm", self.loss, float(C), _kernel_key(kernel), self.tol,
-                                  self.max_iter)
+    def _cold_key(self, C: float, key) -> tuple:
+        """The key in the shared solves of a cold SVM solve at C and the kernel of
+        ``_kernel_key`` ``key``."""
+        return self._shared[1] + ("svm", self.loss, float(C), key, self.tol, self.max_iter)
 
     def _starts_cold(self, key) -> bool:
         """Whether the next SVM solve at the kernel of ``_kernel_key`` ``key`` starts cold:
@@ -267,7 +267,7 @@ class Criterion(Objective):
                                   max_iter=self.max_iter, weights=self.weights)
 
         if cold and self._shared is not None:
-            sol, made = self._shared[0].get(self._cold_key(C, kernel), solve)
+            sol, made = self._shared[0].get(self._cold_key(C, key), solve)
         else:
             sol, made = solve(), True
         self.n_trainings += int(made)
@@ -279,8 +279,10 @@ class Criterion(Objective):
     def _svm_started_elsewhere(self, C: float, kernel: Kernel) -> bool:
         """Whether the next ``solve_svm(C, kernel)`` is a cold solve that another criterion
         has already started (:class:`SharedColdSolves`)."""
-        return (self._shared is not None and self._starts_cold(_kernel_key(kernel))
-                and self._shared[0].started(self._cold_key(C, kernel)))
+        if self._shared is None:
+            return False
+        key = _kernel_key(kernel)
+        return self._starts_cold(key) and self._shared[0].started(self._cold_key(C, key))
 
     def note_solution(self, sol, what: str) -> None:
         """Record a solve of the current evaluation that stopped before its tolerance (at the
