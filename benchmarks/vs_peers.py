@@ -6,7 +6,9 @@ Peers (scikit-learn's SVC, RBF kernel, 5-fold stratified CV with shuffling seede
 * ``random``: RandomizedSearchCV, 30 draws log-uniform over the same box (151 trainings);
 * ``halving``: HalvingGridSearchCV over the same grid;
 * ``optuna``: Optuna TPE, 30 trials of the same 5-fold CV (optuna: the benchmarks-only extra, `pip install -e .[bench]`;
-  skipped with a note when it is not installed).
+  skipped with a note when it is not installed);
+* ``grid-sklearnex``: the same GridSearchCV with scikit-learn-intelex's ``sklearnex.svm.SVC``
+  (the benchmarks-only extra; skipped with a note when it is not installed).
 svmbound: ``l2`` and ``l1`` are ``BoundSVC(loss=...)`` with the defaults; ``rm-l2`` / ``rm-l1``
 are the radius–margin bound alone from (0, 0) (the default before issue 12); ``span`` the span
 bound alone.
@@ -60,7 +62,7 @@ from _report import data_root, machine_description, write_section  # noqa: E402
 
 GRID = {"C": 2.0 ** np.arange(-5, 16, 2), "gamma": 2.0 ** np.arange(3, -16, -2)}
 BOX = {"C": (2.0 ** -5, 2.0 ** 15), "gamma": (2.0 ** -15, 2.0 ** 3)}
-PEERS = ("grid", "random", "halving", "optuna")
+PEERS = ("grid", "random", "halving", "optuna", "grid-sklearnex")
 OURS = {"l2": {"loss": "l2"}, "l1": {"loss": "l1"},
         "rm-l2": {"loss": "l2", "criterion": "radius-margin"},
         "rm-l1": {"loss": "l1", "criterion": "radius-margin"},
@@ -260,6 +262,12 @@ def run_peer(method, X, y, seed, jobs):
     """(fitted estimator, trainings)."""
     from sklearn.svm import SVC
 
+    if method == "grid-sklearnex":
+        from sklearn.model_selection import GridSearchCV
+        from sklearnex.svm import SVC as IntelSVC
+
+        est = GridSearchCV(IntelSVC(), GRID, cv=_cv(seed), n_jobs=jobs).fit(X, y)
+        return est, len(est.cv_results_["params"]) * 5 + 1
     if method == "grid":
         from sklearn.model_selection import GridSearchCV
 

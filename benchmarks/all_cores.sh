@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# All cores, measured (issue 32): the quick peer suite with every method on every core, then the
+# large-data benchmark (ijcnn1 whole, then a9a whole while time is left), each table written
+# into one folder as it finishes.
+#
+#   bash benchmarks/all_cores.sh [OUT_DIR]          (default benchmarks/results/all_cores)
+#
+# Environment: PYTHON (default: .venv/bin/python if present, else python3), SVMBOUND_DATA (the
+# data folder, default ../shared/data), JOBS (default: every core), BUDGET_S (seconds for the
+# whole run, default 450: 8 minutes less the numba compile), REPEAT_UNDER (default 0.5 s: each
+# fit repeated until this many seconds, median reported; 20-50 ms fits timed once are noise).
+# Peers that are not installed (optuna, scikit-learn-intelex: `pip install -e .[bench]`) are
+# skipped with a note in the table. Every stage runs under `timeout`, so a slow machine still
+# gets the tables of the stages that finished.
+set -uo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="${1:-$here/benchmarks/results/all_cores}"
+mkdir -p "$out"
+if [ -z "${PYTHON:-}" ]; then
+    if [ -x "$here/.venv/bin/python" ]; then PYTHON="$here/.venv/bin/python"; else PYTHON=python3; fi
+fi
+jobs="${JOBS:-$(nproc)}"
+budget="${BUDGET_S:-450}"
+repeat="${REPEAT_UNDER:-0.5}"
+export PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
+start=$(date +%s)
+left() { echo $(( budget - ($(date +%s) - start) )); }
+commit="$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+{
+    echo "commit $commit, $(date -u +%FT%TZ), jobs $jobs, budget ${budget}s"
+    "$PYTHON" -c 'import sys; sys.path.insert(0, "benchmarks"); from _report import machine_description as m; print(m())'
+    "$PYTHON" -c 'import threadpoolctl, json; print(json.dumps(threadpoolctl.threadpool_info()))' 2>/dev/null
+} > "$out/machine.txt"
+cat "$out/machine.txt"
+
+stage() {   # stage NAME SECONDS CMD...: run CMD under timeout, log to OUT/NAME.log
+    local name=$1 secs=$2; shift 2
+    if [ "$secs" -lt 30 ]; then echo "== $name: skipped, ${secs}s left" | tee -a "$out/skipped.txt"; return; fi
+    echo "== $name (at most ${secs}s)"
+    local t0=$(date +%s)
+    timeout --signal=INT --kill-after=10 "$secs" "$@" 2>&1 | tee "$out/$name.log"
+    echo "== $name: exit ${PIPESTATUS[0]} after $(( $(date +%s) - t0 ))s" | tee -a "$out/stages.txt"
+}
+
+cd "$here"
+rm -f "$out/quick.jsonl"
+stage quick $(( $(left) * 55 / 100 )) "$PYTHON" benchmarks/vs_peers.py --quick --jobs "$jobs" \
+    --methods grid random optuna grid-sklearnex l2 l1 --repeat-under "$repeat" \
+    --json-out "$out/quick.jsonl" --out "$out/quick.md" \
+    --heading "svmbound vs peers, quick mode, $jobs jobs"
+# the report of whatever cases finished, when the stage was cut short
+if [ ! -s "$out/quick.md" ] && [ -s "$out/quick.jsonl" ]; then
+    "$PYTHON" benchmarks/vs_peers.py --merge "$out/quick.jsonl" \
+        --methods grid random optuna grid-sklearnex l2 l1 --out "$out/quick.md" \
+        --heading "svmbound vs peers, quick mode, $jobs jobs (cut short)" > /dev/null
+fi
+stage large-ijcnn1 $(( $(left) * 60 / 100 )) "$PYTHON" benchmarks/large_data.py --cases ijcnn1 \
+    --methods l1 l2 random-sub --jobs "$jobs" --out "$out/large-ijcnn1.md"
+stage large-a9a "$(left)" "$PYTHON" benchmarks/large_data.py --cases a9a --methods l1 l2 \
+    --jobs "$jobs" --out "$out/large-a9a.md"
+echo "all stages done in $(( $(date +%s) - start ))s; tables in $out"
