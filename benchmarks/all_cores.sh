@@ -25,7 +25,7 @@ repeat="${REPEAT_UNDER:-0.5}"
 export PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 start=$(date +%s)
 left() { echo $(( budget - ($(date +%s) - start) )); }
-commit="$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+commit="${COMMIT:-$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
 {
     echo "commit $commit, $(date -u +%FT%TZ), jobs $jobs, budget ${budget}s"
     "$PYTHON" -c 'import sys; sys.path.insert(0, "benchmarks"); from _report import machine_description as m; print(m())'

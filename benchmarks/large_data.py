@@ -85,7 +85,7 @@ def intelex_svc():
     """scikit-learn-intelex's SVC (the benchmarks-only extra), or None where not installed."""
     try:
         from sklearnex.svm import SVC
-    except ImportError:
+    except (ImportError, OSError):     # not installed, or its oneDAL library not found
         return None
     return SVC
 
