@@ -1,0 +1,99 @@
+"""One big SVM at a fixed (C, γ): our SMO against scikit-learn's SVC and scikit-learn-intelex's
+SVC (issue 32 item 2), on ijcnn1 and a9a whole.
+
+Each trainer fits the L1-SVM with the RBF kernel at the same (C, γ), tolerance 1e-3 and a
+2,000 MB kernel cache, ``--repeats`` times (median wall time reported); the predictions on the
+test file are compared with SVC's. sklearnex is the benchmarks-only extra; without it its
+column reads "–". The (C, γ) are the default's picks on each set (large_data.py).
+
+    python benchmarks/one_svm.py [--data DIR] [--cases ijcnn1 a9a] [--repeats 3] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _report import data_root, publish  # noqa: E402
+from large_data import intelex_svc, load  # noqa: E402
+
+#: (C, γ) per case: the L1 default's pick on each set whole (large_data.py, 16-core run).
+POINTS = {"ijcnn1": (27.34, 0.6745), "a9a": (5.781, 0.05158)}
+HEADING = "One big SVM: our SMO, SVC and sklearnex's SVC at one (C, γ) (issue 32)"
+
+
+def fit_ours(X, y, C, gamma):
+    from svmbound.kernels import RBFKernel
+    from svmbound.solvers import decision_function, solve_svm_dual
+
+    classes = np.unique(y)
+    y_pm = np.where(y == classes[1], 1.0, -1.0)
+    kernel = RBFKernel.from_gamma(gamma)
+    sol = solve_svm_dual(X, y_pm, kernel, C, loss="l1", tol=1e-3, cache_size=2000)
+
+    def predict(Xt):
+        f = decision_function(X, y_pm, sol.alpha, sol.b, kernel, Xt)
+        return np.where(f > 0, classes[1], classes[0])
+    return predict, int(np.sum(sol.alpha > 0))
+
+
+def fit_svc(svc, X, y, C, gamma):
+    m = svc(C=C, gamma=gamma, tol=1e-3, cache_size=2000).fit(X, y)
+    return m.predict, int(m.support_.size)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", default=None)
+    ap.add_argument("--cases", nargs="+", default=list(POINTS), choices=list(POINTS))
+    ap.add_argument("--repeats", type=int, nargs="+", default=[3],
+                    help="fits per trainer, one number for every case or one per case")
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args(argv)
+    root = data_root(args.data)
+    if root is None:
+        return 2
+    from sklearn.datasets import make_classification
+    from sklearn.svm import SVC
+
+    fit_ours(*make_classification(60, 4, random_state=0), 1.0, 0.1)   # numba compile, not timed
+    trainers = {"sklearn SVC": lambda X, y, C, g: fit_svc(SVC, X, y, C, g),
+                "svmbound SMO": lambda X, y, C, g: fit_ours(X, y, C, g)}
+    intel = intelex_svc()
+    if intel is not None:
+        trainers["sklearnex SVC"] = lambda X, y, C, g: fit_svc(intel, X, y, C, g)
+    rows = []
+    for k, name in enumerate(args.cases):
+        repeats = args.repeats[min(k, len(args.repeats) - 1)]
+        X, y, Xt, yt = load(root, name)
+        C, gamma = POINTS[name]
+        ref = None
+        for label, fit in trainers.items():
+            times = []
+            for _ in range(repeats):
+                t0 = time.perf_counter()
+                predict, n_sv = fit(X, y, C, gamma)
+                times.append(time.perf_counter() - t0)
+            pred = predict(Xt)
+            ref = pred if label == "sklearn SVC" else ref
+            agree = "–" if ref is None else f"{np.mean(pred == ref):.5f}"
+            row = (f"| {name} ({X.shape[0]}×{X.shape[1]}) | {C:g} | {gamma:g} | {label} | "
+                   f"{np.median(times):.2f} ({min(times):.2f}–{max(times):.2f}) | {n_sv} | "
+                   f"{100 * np.mean(pred != yt):.2f} | {agree} |")
+            print(row, flush=True)
+            rows.append(row)
+    body = ("| data | C | γ | trainer | fit s, median (min–max) | support vectors | test err % | "
+            "predictions = SVC's |\n|---|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
+    publish(args.out, HEADING, "one_svm.py", argv, body)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
