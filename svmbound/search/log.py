@@ -23,15 +23,16 @@ Pieces:
   are for the reader. Floats are written with ``repr`` precision, so θ, value and gradient come
   back bit for bit. Each line is written with one ``write`` and flushed, so a killed process
   leaves at most a partly written last line; it is dropped (and cut off the file) on resume.
-* A state file ``<log>.state`` (and ``<log>.state.prev``, the one before): a pickle of the
-  criterion's ``warm_state()`` — warm-start solutions, cached R², counters — after the latest
+* A state file ``<log>.state`` (and ``<log>.state.prev``, the one before): the
+  criterion's ``warm_state()`` as JSON plus NumPy arrays (``search.state_file``: nothing in it
+  can run code) — warm-start solutions, cached R², counters — after the latest
   logged evaluation. The first evaluation after the replay is warm-started exactly as in the
   uninterrupted run, so it returns the same bits and the search continues on the same path. The
   state is written (atomically, by rename) before the log line, the previous one kept, so that
   after a kill at any moment one of the two matches the log. Without a matching state file the
   resumed run still works but starts its solves cold (a warning says so) and may differ from an
-  uninterrupted run at the level of the solver tolerance. The state file is a pickle: resume
-  only from logs you wrote.
+  uninterrupted run at the level of the solver tolerance; so does a damaged or foreign state
+  file (an older pickle one included), with a warning that says why.
 * :class:`LoggedCriterion` — wraps any criterion object (``evaluate``/``fun``/``grad``; other
   attributes are passed through, also for assignment) and answers evaluations from the log in
   order while it can, then evaluates and logs. It also keeps every evaluation of the run (for
@@ -50,7 +51,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import pickle
 import time
 import warnings
 
@@ -59,6 +59,7 @@ import numpy as np
 from ..criteria.base import Evaluation, Objective
 from ..kernels import with_gamma
 from .result import SearchResult
+from .state_file import StateFileError, encode, read_states, write_states
 
 __all__ = ["SearchLog", "LoggedCriterion", "RunControl", "LogMismatch", "data_fingerprint",
            "jsonable", "partial_result", "LOG_VERSION", "INTERRUPTED"]
@@ -133,8 +134,8 @@ class SearchLog:
         self.run = _normalised(run)
         self.entries: list[dict] = []
         self.cursor = 0                  # next entry to replay
-        self._restore_at: dict = {}      # entry index -> pickled state to restore after it
-        self._states: dict = {}          # tag -> (entry index, pickled warm state)
+        self._restore_at: dict = {}      # entry index -> warm state to restore after it
+        self._states: dict = {}          # tag -> (entry index, encoded warm state)
         self.resumed = False
         if resume and os.path.exists(self.path) and os.path.getsize(self.path) > 0:
             self._open_existing()
@@ -205,23 +206,26 @@ class SearchLog:
         last = {}
         for i, e in enumerate(self.entries):
             last[e["tag"]] = i
-        candidates = []
+        candidates, problems = [], []
         for p in (self.state_path, self.state_path + ".prev"):
-            try:
-                with open(p, "rb") as f:
-                    candidates.append(pickle.load(f)["states"])
-            except (OSError, EOFError, KeyError, TypeError, pickle.UnpicklingError):
+            if not os.path.exists(p):
                 continue
+            try:
+                candidates.append(read_states(p))
+            except (OSError, StateFileError) as exc:
+                problems.append(f"{os.path.basename(p)} ignored: {exc}")
         for tag, i in last.items():
             for states in candidates:
                 found = states.get(tag)
                 if found is not None and found[0] == i:
-                    self._states[tag] = found
+                    arrays = {}
+                    self._states[tag] = (i, (encode(found[1], arrays), arrays))
                     self._restore_at[i] = found[1]
                     break
             else:
+                why = f" ({'; '.join(problems)})" if problems else ""
                 warnings.warn(f"{self.path}: no solver state saved after evaluation {i} "
-                              f"({tag!r}); the resumed run starts its solves cold and may "
+                              f"({tag!r}){why}; the resumed run starts its solves cold and may "
                               "differ slightly from an uninterrupted one", RuntimeWarning,
                               stacklevel=3)
 
@@ -249,7 +253,7 @@ class SearchLog:
                 f"{need_grad}): the log comes from another run; start a new log")
         state = self._restore_at.pop(self.cursor, None)
         self.cursor += 1
-        return entry, None if state is None else pickle.loads(state)
+        return entry, state
 
     def record(self, tag: str, ev: Evaluation, need_grad: bool, state: dict | None = None,
                n_trainings: int | None = None) -> dict:
@@ -262,7 +266,13 @@ class SearchLog:
                  "time_s": float(ev.info.get("time_s", 0.0)), "wall": time.time(),
                  "n_trainings": n_trainings, "info": jsonable(ev.info)}
         if state is not None:
-            self._states[tag] = (i, pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+            arrays = {}
+            try:
+                self._states[tag] = (i, (encode(state, arrays), arrays))
+            except StateFileError as exc:       # a resume of this tag will start cold
+                self._states.pop(tag, None)
+                warnings.warn(f"{self.path}: the solver state after evaluation {i} is not "
+                              f"saved ({exc})", RuntimeWarning, stacklevel=3)
             self._save_states()
         self._write_line(entry)
         self.entries.append(entry)
@@ -270,13 +280,7 @@ class SearchLog:
         return entry
 
     def _save_states(self):
-        tmp = self.state_path + ".tmp"
-        with open(tmp, "wb") as f:
-            pickle.dump({"version": LOG_VERSION, "states": self._states}, f,
-                        protocol=pickle.HIGHEST_PROTOCOL)
-        if os.path.exists(self.state_path):
-            os.replace(self.state_path, self.state_path + ".prev")
-        os.replace(tmp, self.state_path)
+        write_states(self.state_path, self._states, previous=self.state_path + ".prev")
 
     def _write_line(self, obj):
         self._file.write(json.dumps(obj) + "\n")   # one write: a kill leaves a prefix at most
