@@ -8,10 +8,10 @@ cache 2000 MB), so that the tuning's cost reads as "fits at θ*". Peers that a u
 much data runs, on the same 5,000-row subsample (``strategy.tuning_rows``) and refit on every
 row: ``random-sub`` = RandomizedSearchCV(SVC(), 30 log-uniform draws over grid.py's box,
 5-fold), ``grid-sub`` = GridSearchCV(SVC(), grid.py's grid, 5-fold). GridSearchCV on every row
-is not run: 550 fits of ~15 s on ijcnn1 ≈ 1.2 h on 2 cores (BENCHMARKS.md, issue 5d).
+is not run: 550 fits of ~15 s on ijcnn1 ≈ 1.2 h on 2 cores (docs/lab-notebook.md, issue 5d).
 
     python benchmarks/large_data.py [--data DIR] [--cases ijcnn1 a9a] [--jobs 2]
-        [--methods l2 l1 random-sub grid-sub] [--cache-size MB] [--out BENCHMARKS.md]
+        [--methods l2 l1 random-sub grid-sub] [--cache-size MB] [--out FILE.md]
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ that baseline against the configured cache. The cache is one budget shared by th
 run at once (``svmbound._parallel``), allocated lazily.
 
     python benchmarks/memory.py [--rows 20000] [--features 20] [--skip-all-rows] [--warm-up]
-        [--out BENCHMARKS.md]
+        [--out FILE.md]
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ of the memory, at most 4 GB: the comparison at equal cache), ``BoundSVC().fit`` 
 cache, and ``BoundSVC`` with the 200 MB cache SVC uses. The data are read as CSR (``load_libsvm(..., sparse=True)``) and
 never densified.
 
-    python benchmarks/sparse_memory.py [--data DIR] [--out BENCHMARKS.md]
+    python benchmarks/sparse_memory.py [--data DIR] [--out FILE.md]
 """
 
 from __future__ import annotations

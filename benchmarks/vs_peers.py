@@ -32,7 +32,7 @@ method: mean and worst error difference against ``grid`` and the geometric-mean 
 
     python benchmarks/vs_peers.py [--data DIR] [--quick] [--jobs N] [--suites ida libsvm sklearn]
         [--methods grid random halving optuna l2 l1] [--shard I/N --json-out FILE]
-        [--merge FILE ...] [--out BENCHMARKS.md]
+        [--merge FILE ...] [--out FILE.md]
 
 ``--repeat-under S`` times every method on a case by the median of repeated fits until S
 seconds are spent on it (at most 50 fits), the way ``solvers.py`` times short calls: our fits

@@ -9,12 +9,12 @@ chosen on) in ``benchmarks/results/aside-2cores.jsonl``. This script fits
 and prints, per loss, the mean and worst test error minus grid search's, the cases more than
 2 points worse, the total fit time, and the medians of trainings and of bound-search
 evaluations. Used to choose ``STAGE_MAX_FEV`` and to reject a looser ``STAGE_GTOL`` and
-3-fold CV (BENCHMARKS.md, "Variants of the default").
+3-fold CV (docs/lab-notebook.md, "Variants of the default").
 
-    python benchmarks/default_variants.py [--data DIR] [--suites ida libsvm sklearn aside]
+    python benchmarks/dev/default_variants.py [--data DIR] [--suites ida libsvm sklearn aside]
         [--set NAME=VALUE ...] [--n-folds K]
         [--cache-size MB] [--json-out FILE] [--skip-big | --only-big]
-    python benchmarks/default_variants.py --compare A1.jsonl,A2.jsonl=B1.jsonl,B2.jsonl
+    python benchmarks/dev/default_variants.py --compare A1.jsonl,A2.jsonl=B1.jsonl,B2.jsonl
 
 ``--set STAGE_MAX_FEV=6`` sets ``svmbound.strategy.STAGE_MAX_FEV`` (``tune_auto`` reads its
 settings when it runs); a dotted name sets that module's setting, e.g.
@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/
 
 from _report import data_root  # noqa: E402
 from vs_peers import cases  # noqa: E402
@@ -43,8 +43,8 @@ from vs_peers import cases  # noqa: E402
 from svmbound.cli import _cache_arg  # noqa: E402
 
 BIG = {"mushrooms", "ijcnn1-5k", "a1a", "w1a", "splice", "svmguide1"}
-RECORDED = (Path(__file__).resolve().parent / "results" / "vs_peers-2cores.jsonl",
-            Path(__file__).resolve().parent / "results" / "aside-2cores.jsonl")
+RECORDED = (Path(__file__).resolve().parents[1] / "results" / "vs_peers-2cores.jsonl",
+            Path(__file__).resolve().parents[1] / "results" / "aside-2cores.jsonl")
 
 
 def setting_target(name: str):

@@ -10,7 +10,7 @@ For IDA banana, image and waveform (split 1):
    "L1/L2 test error" give the best test error on the slice and where it is.
 3. "σ² fixed": the same along ln C with σ² = σ²_cv.
 
-    python benchmarks/bounds.py [--data DIR] [--quick] [--out BENCHMARKS.md] [--figures DIR]
+    python benchmarks/papers/bounds.py [--data DIR] [--quick] [--out FILE.md] [--figures DIR]
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/
 
 from _report import data_root, machine_description, write_section  # noqa: E402
 
@@ -156,7 +156,7 @@ def main(argv=None):
     print(text)
     print(f"{n_evals} slice evaluations, {time.perf_counter() - t_start:.0f} s")
     if args.out:
-        cmd = "python benchmarks/bounds.py " + " ".join(argv if argv is not None else sys.argv[1:])
+        cmd = "python benchmarks/papers/bounds.py " + " ".join(argv if argv is not None else sys.argv[1:])
         figs = "".join(f"\n![{f.stem}]({f.as_posix()})" for f in figures)
         body = (f"Command: `{cmd.strip()}`\n\n{machine_description()}\n\n"
                 f"IDA split 1. The fixed parameter is the 5-fold CV choice of SVC over grid.py's "

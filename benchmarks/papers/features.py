@@ -1,6 +1,6 @@
 """Many hyperparameters and feature selection: Chapelle et al. (2002) §7.3 and §8 (issue 7).
 
-    OMP_NUM_THREADS=1 python benchmarks/features.py [--data DIR] [--quick] [--out BENCHMARKS.md]
+    OMP_NUM_THREADS=1 python benchmarks/papers/features.py [--data DIR] [--quick] [--out FILE.md]
                                                     [--runs N] [--parts toy,digits,golub,timing]
 
 Four parts, each seeded (every random choice takes a ``random_state``):
@@ -42,12 +42,12 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/
 
 from _report import machine_description, write_section  # noqa: E402
 
 HEADING = "Many hyperparameters and feature selection, Chapelle §7.3 and §8 (issue 7)"
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
 
 SIZES = (10, 20, 30, 50, 75, 100)
@@ -878,7 +878,7 @@ def main(argv=None):
     ScalingSelector(2, kernel="rbf", criterion="span", max_iter=2).fit(Xw, yw)
 
     cmd = ("OMP_NUM_THREADS=" + os.environ.get("OMP_NUM_THREADS", "") + " python "
-           "benchmarks/features.py " + " ".join(argv if argv is not None else sys.argv[1:]))
+           "benchmarks/papers/features.py " + " ".join(argv if argv is not None else sys.argv[1:]))
     sections = [f"Command: `{cmd.strip()}`", machine_description()]
     toy = dg = gb = None
     timing_rows = []

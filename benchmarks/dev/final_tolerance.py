@@ -5,7 +5,7 @@ test error on 10,000 other rows (issue 14; ``BoundSVC._final_tol``).
 ``make_classification(30000, 20, random_state=0)``, the first 20,000 rows to train, RBF kernel
 at gamma='scale', ln C ∈ {0, 2}, both losses, ``cache_size=200``, BLAS on one thread.
 
-    python benchmarks/final_tolerance.py
+    python benchmarks/dev/final_tolerance.py
 """
 
 from __future__ import annotations
@@ -16,10 +16,14 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 
-def main():
+def main(argv=None):
+    import argparse
+
+    argparse.ArgumentParser(description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter).parse_args(argv)
     from sklearn.datasets import make_classification
 
     from svmbound._blas import limit_blas

@@ -6,7 +6,7 @@ parent sends SIGINT after each of ``--delays`` seconds, one child per delay, and
 the child stopped and how long after the signal it exited (Python's own shutdown included,
 about 0.2 s). A fit that ends before the signal is reported as finished.
 
-    python benchmarks/interrupt_latency.py [--jobs 2] [--rows 4000] [--delays 0.8 1.5 2.5 3.5]
+    python benchmarks/dev/interrupt_latency.py [--jobs 2] [--rows 4000] [--delays 0.8 1.5 2.5 3.5]
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@
     L1BOUND3 and the L2 bound (rm-l2) with the inhomogeneous polynomial kernel over
     (ln C, coef0, degree); the paper's numbers beside ours.
 
-    python benchmarks/annealing.py [--data DIR] [--quick] [--runs N] [--jobs J] [--out BENCHMARKS.md]
+    python benchmarks/papers/annealing.py [--data DIR] [--quick] [--runs N] [--jobs J] [--out FILE.md]
 
 ``--quick``: banana only, fewer runs and budgets. The grid minimum of every bound is computed
 from one solve per grid point (the three bounds share α and R²).
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/
 
 from _report import data_root, machine_description, write_section  # noqa: E402
 
@@ -40,7 +40,7 @@ from svmbound.search.grid import grid_range  # noqa: E402
 from svmbound.search.space import Param, SearchSpace, criterion_objective  # noqa: E402
 from svmbound.solvers import decision_function, solve_svm_dual  # noqa: E402
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 PNG = REPO / "docs" / "annealing-success.png"
 
 BOUNDS = {"rm-l1-1.9": "L1BOUND1", "rm-l1-3.2": "L1BOUND2", "rm-l1": "L1BOUND3"}
@@ -450,7 +450,7 @@ def main(argv=None):
                       "box has found the bound's minimum over the box — the bound, not the "
                       "search, fails here. Rescaling the data does not change this (the bound is "
                       "invariant to K → sK, C → C/s).")
-    cmd = "python benchmarks/annealing.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    cmd = "python benchmarks/papers/annealing.py " + " ".join(argv if argv is not None else sys.argv[1:])
     body = f"""Command: `{cmd.strip()}` — wall time {total / 60:.1f} min with {args.jobs} worker process(es).
 
 {machine}

@@ -12,7 +12,7 @@ The extrapolation is only as good as the sample: fit times vary by orders of mag
 the grid (large C with small γ is the slow corner), so the spread of the sampled times is
 reported too. ``--quick`` times 2 fits on a 10,000-row sample.
 
-    python benchmarks/ijcnn1_gridsearch.py [--data DIR] [--n-fits 6] [--quick] [--out BENCHMARKS.md]
+    python benchmarks/papers/ijcnn1_gridsearch.py [--data DIR] [--n-fits 6] [--quick] [--out FILE.md]
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/
 
 from _report import data_root, machine_description, write_section  # noqa: E402
 
@@ -77,7 +77,7 @@ def main(argv=None):
             f"extrapolation from a sample, not a measured run.")
     print(text)
     if args.out:
-        cmd = "python benchmarks/ijcnn1_gridsearch.py " + " ".join(
+        cmd = "python benchmarks/papers/ijcnn1_gridsearch.py " + " ".join(
             argv if argv is not None else sys.argv[1:])
         write_section(args.out, "GridSearchCV on ijcnn1, extrapolated (issue 5d)",
                       f"Command: `{cmd.strip()}`\n\n{machine_description()}\n\n{text}\n")

@@ -8,7 +8,7 @@ mean and worst test error minus the recorded GridSearchCV's, in points, and the 
 2 points worse. The row ``grid`` is GridSearchCV with other folds against itself: what the
 "no case worse than +2 points" target of issue 12 looks like for grid search itself.
 
-    python benchmarks/fold_noise.py RUN.jsonl [RUN.jsonl ...] [--recorded FILE ...]
+    python benchmarks/dev/fold_noise.py RUN.jsonl [RUN.jsonl ...] [--recorded FILE ...]
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-RESULTS = Path(__file__).resolve().parent / "results"
+RESULTS = Path(__file__).resolve().parents[1] / "results"
 RECORDED = (RESULTS / "vs_peers-2cores.jsonl", RESULTS / "aside-2cores.jsonl")
 
 

@@ -20,7 +20,7 @@ its wall time:
 The phases are found by wrapping ``Criterion.evaluate``, ``CrossValidationError.run_piece``
 and ``BoundSVC._final_model`` (timing only: the fits are unchanged).
 
-    python benchmarks/fit_timeline.py [--data DIR] [--loss l2] [--jobs 2] [--repeats 5]
+    python benchmarks/dev/fit_timeline.py [--data DIR] [--loss l2] [--jobs 2] [--repeats 5]
         [--quick] [--suites ida libsvm sklearn] [--cases NAME ...]
 """
 
@@ -35,8 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from _report import data_root  # noqa: E402
 from vs_peers import cases  # noqa: E402

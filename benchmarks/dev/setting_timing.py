@@ -7,7 +7,7 @@ with setting B, ``--repeats`` times in turn, and prints per case the median time
 B/A, then the geometric mean of B/A over the cases. Accuracy is not measured here
 (``default_variants.py`` does that).
 
-    python benchmarks/setting_timing.py --a 'NAME=VALUE' [...] --b 'NAME=VALUE' [...]
+    python benchmarks/dev/setting_timing.py --a 'NAME=VALUE' [...] --b 'NAME=VALUE' [...]
         [--loss l2] [--jobs 2] [--repeats 7] [--suites ida libsvm sklearn] [--quick]
         [--cases NAME ...] [--data DIR]
 
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/
 
 from _report import data_root  # noqa: E402
 from default_variants import get_setting, parse_settings, set_setting  # noqa: E402

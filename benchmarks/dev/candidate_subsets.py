@@ -7,7 +7,7 @@ candidates of those kinds only. Prints per subset and loss the mean and worst te
 GridSearchCV's, and the cases more than 2 and 1 points worse. Grid search's error is the one in
 the same file, else the one recorded in ``results/vs_peers-2cores.jsonl`` (same splits).
 
-    python benchmarks/candidate_subsets.py FILE.jsonl [FILE.jsonl ...]
+    python benchmarks/dev/candidate_subsets.py FILE.jsonl [FILE.jsonl ...]
 
 Kinds: ``span`` / ``rm`` (a bound's minimum), ``span+2`` / ``rm+2`` (the minimum with C·e²),
 ``start`` (θ₀). A run that had fewer kinds than a subset names replays what it had.
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-RECORDED = Path(__file__).resolve().parent / "results" / "vs_peers-2cores.jsonl"
+RECORDED = Path(__file__).resolve().parents[1] / "results" / "vs_peers-2cores.jsonl"
 KINDS = ("span", "span+2", "rm", "rm+2", "start")
 
 

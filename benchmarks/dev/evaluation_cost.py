@@ -7,7 +7,7 @@ warm-started from it as in a search; best of 3. SVC: ``SVC(C, gamma).fit``, best
 tol 1e-3). The criteria solve at ``--tol`` (default 1e-6; the default strategy's searches solve
 at 1e-3). BLAS on one thread, as in a fit.
 
-    python benchmarks/evaluation_cost.py [--data DIR] [--tol TOL]
+    python benchmarks/dev/evaluation_cost.py [--data DIR] [--tol TOL]
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from _report import data_root  # noqa: E402
 

@@ -8,7 +8,7 @@ shared machine fall on both), each fitting ``BoundSVC(loss=..., n_jobs=..., rand
 median time, B/A, whether the test errors differ between the trees (they should not, unless
 the change was meant to change results), and the geometric mean of B/A.
 
-    python benchmarks/tree_timing.py --a /tmp/base --b . [--loss l2] [--jobs 2]
+    python benchmarks/dev/tree_timing.py --a /tmp/base --b . [--loss l2] [--jobs 2]
         [--repeats 7] [--rounds 3] [--suites ida libsvm sklearn] [--quick] [--data DIR]
 """
 
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]   # benchmarks/: _report, vs_peers
 
 CHILD = r"""
 import json, sys, time, warnings

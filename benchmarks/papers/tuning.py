@@ -4,7 +4,7 @@ For the L1-SVM bound (3.3, Δ = 1) and the L2-SVM bound R̃²‖w̃‖², run ``
 θ = (ln C, ln σ²) = (0, 0) and report #fun, #grad, the chosen (ln C, ln σ²), the number of
 support vectors, test accuracy and wall time, beside Chung et al.'s Table 4.1.
 
-    python benchmarks/tuning.py [--data DIR] [--quick] [--ijcnn1 N|full] [--out BENCHMARKS.md]
+    python benchmarks/papers/tuning.py [--data DIR] [--quick] [--ijcnn1 N|full] [--out FILE.md]
 
 ``--quick`` runs banana only. ``--ijcnn1 full`` adds the whole ijcnn1 training set (49,990 rows,
 Chung's setting), ``--ijcnn1 N`` a stratified N-row sample; both are tested on the full ijcnn1
@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/
 
 from _report import data_root, machine_description, write_section  # noqa: E402
 
@@ -101,7 +101,7 @@ def main(argv=None):
     text = table(rows)
     print(text)
     if args.out:
-        cmd = "python benchmarks/tuning.py " + " ".join(argv if argv is not None else sys.argv[1:])
+        cmd = "python benchmarks/papers/tuning.py " + " ".join(argv if argv is not None else sys.argv[1:])
         body = (f"Command: `{cmd.strip()}`\n\n{machine_description()}\n\n"
                 f"IDA split 1 (train/test sizes as in Chung) / ijcnn1 as in LIBSVM's files, "
                 f"start (ln C, ln σ²) = (0, 0), "

@@ -9,7 +9,7 @@ Reported per data set: mean ± std test error over the splits, total wall time, 
 split, and the time ratio GridSearchCV / svmbound. Numba's compile time is measured apart, in a
 fresh subprocess with an empty cache (what a user pays once) and with the on-disk cache.
 
-    python benchmarks/vs_gridsearch.py [--data DIR] [--quick] [--splits N] [--out BENCHMARKS.md]
+    python benchmarks/papers/vs_gridsearch.py [--data DIR] [--quick] [--splits N] [--out FILE.md]
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/
 
 from _report import data_root, machine_description, write_section  # noqa: E402
 
@@ -132,7 +132,7 @@ def main(argv=None):
     text = "\n".join(lines) + "\n\nTargets (issue 5):\n\n" + "\n".join(verdict)
     print(text)
     if args.out:
-        cmd = "python benchmarks/vs_gridsearch.py " + " ".join(argv if argv is not None else sys.argv[1:])
+        cmd = "python benchmarks/papers/vs_gridsearch.py " + " ".join(argv if argv is not None else sys.argv[1:])
         body = (f"Command: `{cmd.strip()}`\n\n{machine_description()}\n\n"
                 f"IDA splits 1–{n_splits}; times are totals over the splits (GridSearchCV with "
                 f"n_jobs=2 uses both cores; svmbound uses a second thread only for the radius QP, which it solves while the SVM is solved). Numba compile time, not in the "

@@ -25,8 +25,8 @@ result is the bound's own minimum, not an optimiser artefact, and computes the b
 point in hindsight on the test sets. ``--quick`` runs the protocol only (≈ 1 min on 2 shared
 cores; the full run ≈ 4–6 min).
 
-    OMP_NUM_THREADS=1 python benchmarks/chapelle_protocol.py [--data DIR] [--quick]
-        [--datasets NAME ...] [--out BENCHMARKS.md]
+    OMP_NUM_THREADS=1 python benchmarks/papers/chapelle_protocol.py [--data DIR] [--quick]
+        [--datasets NAME ...] [--out FILE.md]
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/
 
 from _report import data_root, machine_description, write_section  # noqa: E402
 
@@ -292,7 +292,7 @@ def main(argv=None):
         print(oracle_table(oracles))
     print(f"\ntotal wall time {total:.0f} s")
     if args.out:
-        cmd = ("OMP_NUM_THREADS=1 python benchmarks/chapelle_protocol.py "
+        cmd = ("OMP_NUM_THREADS=1 python benchmarks/papers/chapelle_protocol.py "
                + " ".join(argv if argv is not None else sys.argv[1:]))
         body = (f"Command: `{cmd.strip()}` (total wall time {total:.0f} s)\n\n"
                 f"{machine}\n\n"
