@@ -126,8 +126,7 @@ def check_binary_y(y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"X and y have different lengths: {n_samples} samples in X, {y.shape[0]} labels in y")
     if y.dtype.kind == "c":
         raise ValueError(f"Complex data not supported: y has complex labels (dtype {y.dtype})")
-    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-        raise ValueError("y contains NaN or infinity")
+    check_finite_labels(y)
     _check_class_labels(y)
     classes = np.unique(y)
     if classes.size < 2:
@@ -137,6 +136,46 @@ def check_binary_y(y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
                          "problems (exactly two label values)")
     y_pm = np.where(y == classes[1], 1.0, -1.0)
     return y_pm, classes
+
+
+def check_finite_labels(y) -> None:
+    """A ValueError when the labels ``y`` (1-D) hold NaN or infinity, as scikit-learn's SVC
+    refuses them ("Input y contains NaN"), whatever the dtype: float labels, and object labels
+    too (issue 29 item 4: ``yb.astype(float).astype(object)`` with NaN entries was taken as a
+    one-vs-one problem of 9 "classes", each NaN one of its own, since NaN ≠ NaN for
+    ``np.unique``). Object arrays go through scikit-learn's own ``_assert_all_finite`` (NaN,
+    including ``float('nan')`` among strings) and, for their numeric entries, a test for
+    infinity."""
+    if y.dtype.kind == "f":
+        bad = ~np.isfinite(y)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ValueError(f"Input y contains NaN or infinity (first at entry {i}: {y[i]!r}); "
+                             "every label must be a class value")
+        return
+    if y.dtype != object:
+        return
+    from sklearn.utils.validation import _assert_all_finite
+
+    try:
+        _assert_all_finite(y, allow_nan=False, input_name="y")
+    except ValueError:
+        i = next(k for k, v in enumerate(y) if _is_nan(v))
+        raise ValueError(f"Input y contains NaN (first at entry {i}: {y[i]!r}); every label "
+                         "must be a class value") from None
+    for i, v in enumerate(y):
+        if isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) \
+                and not np.isfinite(float(v)):
+            raise ValueError(f"Input y contains infinity (first at entry {i}: {v!r}); every "
+                             "label must be a class value")
+
+
+def _is_nan(v) -> bool:
+    """Whether one label is NaN (NaN is the only value not equal to itself)."""
+    try:
+        return bool(v != v)
+    except (TypeError, ValueError):
+        return False
 
 
 def _check_class_labels(y) -> None:
@@ -217,8 +256,7 @@ def check_class_y(y, n_samples: int, warn: bool = False) -> tuple[np.ndarray, np
                          f"{y.shape[0]} labels in y")
     if y.dtype.kind == "c" or (y.dtype == object and any(isinstance(v, complex) for v in y)):
         raise ValueError(f"Complex data not supported: y has complex labels (dtype {y.dtype})")
-    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-        raise ValueError("y contains NaN or infinity")
+    check_finite_labels(y)
     try:
         classes, y_idx = np.unique(y, return_inverse=True)
     except TypeError:

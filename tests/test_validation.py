@@ -143,6 +143,35 @@ def test_check_binary_y_single_class_and_bad_values():
         check_binary_y(np.zeros((2, 2)), 2)
 
 
+@pytest.mark.parametrize("bad", [np.nan, float("nan"), np.inf, -np.inf])
+def test_class_labels_object_dtype_non_finite_refused(bad):
+    """Issue 29 items 4 and 14: NaN (or infinity) in an object-dtype y is refused as SVC refuses
+    it ("Input y contains NaN"), by the multiclass encoder too — NaN ≠ NaN made each NaN a class
+    of its own (a 9-"class" model, or "class 1.0, nan, nan, nan has a single sample")."""
+    from svmbound._validation import check_class_y
+
+    y = np.array([0.0, 1.0, 0.0, 1.0, 2.0, 2.0], dtype=object)
+    y[3] = bad
+    word = "NaN" if bad != bad else "infinity"
+    with pytest.raises(ValueError, match=f"Input y contains {word} \\(first at entry 3"):
+        check_class_y(y, 6)
+    with pytest.raises(ValueError, match=f"Input y contains {word}"):
+        check_binary_y(y, 6)
+    s = np.array(["a", "b", "a", "b"], dtype=object)
+    s[2] = bad
+    with pytest.raises(ValueError, match=f"Input y contains {word} \\(first at entry 2"):
+        check_class_y(s, 4)
+
+
+def test_class_labels_object_dtype_finite_unchanged():
+    from svmbound._validation import check_class_y
+
+    y_idx, classes = check_class_y(np.array(["b", "a", "c", "a"], dtype=object), 4)
+    np.testing.assert_array_equal(y_idx, [1, 0, 2, 0])
+    y_idx, classes = check_class_y(np.array([2, 0, 1, 0], dtype=object), 4)
+    np.testing.assert_array_equal(classes, [0, 1, 2])
+
+
 # ---------------------------------------------------------------------------------------------
 # C, tolerance, loss, cache, warm starts
 

@@ -3,7 +3,12 @@
 Not differentiable; used with the grid or annealing searches and to check the bounds and
 estimates of ``span.py`` / ``radius_margin.py``. Both work with our SMO solver for either loss
 (``loss='l1'``, the default, or ``'l2'``) and count errors with Chapelle's step function
-(eq. 4–5): a held-out point x_p is an error when y_p f(x_p) < 0.
+(eq. 4–5): a held-out point x_p is an error when the label the model predicts for it is not
+y_p, decided exactly as ``BoundSVC.predict`` decides (:func:`misclassified`: f > 0 ↦ +1, every
+other f — 0 included — ↦ −1). Chapelle's y_p f(x_p) < 0 differs only at f = 0, and there it
+counted no error while ``predict`` gives ``classes_[0]`` (issue 29 item 2: at θ = (−10, −10) every
+held-out kernel value underflows to 0, b = 0 on balanced folds, every f = 0, and the CV error of
+a chance-level model was 0).
 
 Scale: both values are **numbers of errors on the ℓ training points** (every point is held out
 exactly once in either procedure), the scale of Chapelle's ℒ (eq. 5) and of the other LOO
@@ -33,6 +38,15 @@ from .base import Criterion, _kernel_key
 #: ``cache_size='auto'``, at least 200 MB, up to 2,560 rows); each kernel value is then
 #: computed once instead of in every fold that trains on both points. None: never.
 SHARED_GRAM_FRACTION = 0.25
+
+
+def misclassified(y, f) -> np.ndarray:
+    """Boolean mask of the points whose predicted label is not y (±1): the prediction is
+    +1 where f > 0 and −1 everywhere else (f = 0 and NaN included), exactly the rule of
+    ``BoundSVC.predict`` (``classes_[1]`` where the decision function is positive, else
+    ``classes_[0]``) and of ``svmbound.checks.model_problems``. Every held-out or validation
+    error count of the criteria uses it, so that a count is the error ``predict`` makes."""
+    return (np.asarray(f) > 0) != (np.asarray(y) > 0)
 
 
 def stratified_folds(X, labels, n_folds, random_state) -> list:
@@ -162,7 +176,8 @@ class _ReferenceCriterion(Criterion):
 
 
 class CrossValidationError(_ReferenceCriterion):
-    """k-fold cross-validation error count: Σ_folds #{p in the fold : y_p f^{−fold}(x_p) < 0}.
+    """k-fold cross-validation error count: Σ_folds #{p in the fold : predict^{−fold}(x_p) ≠ y_p}
+    (:func:`misclassified`: f = 0 predicts −1, as ``BoundSVC.predict``).
 
     Folds: ``StratifiedKFold(n_folds, shuffle=True, random_state)``, fixed at construction
     (``self.folds`` lists (train, test) index pairs, usable as scikit-learn's ``cv``), or the
@@ -208,7 +223,8 @@ class CrossValidationError(_ReferenceCriterion):
     def _fold(self, k, C, kernel, prev, prev_key, gram=None):
         """(solution, errors, hinge loss) of fold k: train on its training part (warm-started
         from ``prev``, this fold's solution at a previous θ whose kernel has ``prev_key``, or
-        cold when None), count the held-out points with y f(x) < 0 and sum their hinge losses
+        cold when None), count the held-out points ``predict`` gets wrong (:func:`misclassified`)
+        and sum their hinge losses
         max(0, 1 − y f(x)). ``gram``: K(X, X) at ``kernel`` (``shared_gram``), whose rows the
         training then reads instead of computing its own. Changes nothing in ``self``: the
         caller keeps the solution for the next warm start (a fold may run on a copy in another
@@ -229,7 +245,7 @@ class CrossValidationError(_ReferenceCriterion):
         f = held_out_decision(self.X, tr, ytr, sol, kernel, gram, te)
         margin = self.y[te] * f
         hinge = np.maximum(0.0, 1.0 - margin)
-        return (sol, self._errors(te, margin < 0),
+        return (sol, self._errors(te, misclassified(self.y[te], f)),
                 float(hinge.sum() if self.weights is None else self.weights[te] @ hinge))
 
     def precompute(self, thetas, skip: int = 0) -> None:
@@ -340,14 +356,16 @@ class LeaveOneOutError(_ReferenceCriterion):
     """Exact leave-one-out error count ℒ = Σ_p step(−y_p f^p(x_p)) (Chapelle eq. 5).
 
     Only support vectors are retrained: removing a point with α_p = 0 does not change the
-    solution (Chapelle §3.2.1, §6.3), so for it f^p = f⁰ and it is an error iff y_p f⁰(x_p) < 0
-    (never, at an exact optimum, since y_p f⁰(x_p) ≥ 1 there). For a support vector p the SVM
+    solution (Chapelle §3.2.1, §6.3), so for it f^p = f⁰ and it is an error iff ``predict``
+    gets it wrong (:func:`misclassified`; never, at an exact optimum, since y_p f⁰(x_p) ≥ 1
+    there). For a support vector p the SVM
     on the other ℓ − 1 points is warm-started from the full solution with α_p removed and
     yᵀα = 0 repaired (``warm_start_alpha``). ``info['loo_errors']`` lists the indices in error.
     """
 
     name = "loo-error"
-    formula = "#{p : y_p f^p(x_p) < 0}, f^p trained without point p (LOO error count; rate = value/l)"
+    formula = ("#{p : sign(f^p(x_p)) != y_p}, f^p trained without point p, f = 0 predicting -1 "
+               "as predict does (LOO error count; rate = value/l)")
     source = "Chapelle et al. 2002 eq. 5 (exact leave-one-out procedure)"
 
     def _compute(self, C, kernel, need_grad):
@@ -355,7 +373,9 @@ class LeaveOneOutError(_ReferenceCriterion):
         y = self.y
         # y_i f⁰(x_i) = (Q̃α)_i + y_i b = gradient_i + 1 + y_i b for every α_i = 0 point
         margin0 = full.gradient + 1.0 + y * full.b
-        errors = [int(i) for i in np.flatnonzero((full.alpha == 0) & (margin0 < 0))]
+        # (f⁰ = y·margin0 exactly, y = ±1)
+        errors = [int(i) for i in np.flatnonzero((full.alpha == 0)
+                                                 & misclassified(y, y * margin0))]
         sv = full.support
         keep = np.ones(y.size, dtype=bool)
         for p in sv:
@@ -365,7 +385,7 @@ class LeaveOneOutError(_ReferenceCriterion):
             alpha0 = warm_start_alpha(full.alpha[keep], yp, C, C, self.loss, wp)
             sol = self._solve(Xp, yp, kernel, C, alpha0, wp)
             f = decision_function(Xp, yp, sol.alpha, sol.b, kernel, self.X[p:p + 1])[0]
-            if y[p] * f < 0:
+            if misclassified(y[p], f):
                 errors.append(int(p))
             keep[p] = True
         errors.sort()
@@ -374,4 +394,4 @@ class LeaveOneOutError(_ReferenceCriterion):
                              "loo_errors": errors, "rate": value / self._total(), "b": full.b}
 
 
-__all__ = ["CrossValidationError", "LeaveOneOutError"]
+__all__ = ["CrossValidationError", "LeaveOneOutError", "misclassified"]

@@ -29,6 +29,7 @@ from .._validation import check_pm1, check_X
 from .._weights import check_weights
 from ..solvers import decision_function
 from .base import Criterion
+from .reference import misclassified
 from .span import alpha_b_adjoint, polish_alpha_b
 
 
@@ -161,17 +162,20 @@ class _HeldOutCriterion(Criterion):
 
 class ValidationError(_HeldOutCriterion):
     """Validation error (Chapelle eq. 4) of the L2-SVM trained on the training part:
-    T = Σ_{i=1}^{p} step(−y'_i f(x'_i)), step(x) = 1 for x > 0 — a count (info['rate'] = T/p)."""
+    T = Σ_{i=1}^{p} step(−y'_i f(x'_i)), step(x) = 1 for x > 0 — a count (info['rate'] = T/p),
+    with a point at f = 0 an error unless y'_i = −1: the label ``predict`` gives it
+    (``reference.misclassified``)."""
 
     name = "validation-error"
     differentiable = False
-    formula = "#{i in validation set : y'_i f(x'_i) < 0} (error count; L2-SVM trained on the rest)"
+    formula = ("#{i in validation set : sign(f(x'_i)) != y'_i, f = 0 predicting -1 as predict "
+               "does} (error count; L2-SVM trained on the rest)")
     source = "Chapelle et al. 2002 eq. 4"
 
     def _compute(self, C, kernel, need_grad):
         sol = self.solve_svm(C, kernel)
         f = decision_function(self.X, self.y, sol.alpha, sol.b, kernel, self.X_val)
-        wrong = self.y_val * f < 0
+        wrong = misclassified(self.y_val, f)
         value = float(np.count_nonzero(wrong) if self.w_val is None else self.w_val[wrong].sum())
         return value, None, self._info(sol, value)
 
@@ -232,7 +236,7 @@ class SmoothedValidationError(_HeldOutCriterion):
                       else self.w_val @ np.minimum(P, 1.0 - P))
         info = self._info(sol, value)
         info.update(platt_A=A, platt_B=B,
-                    validation_errors=int(np.count_nonzero(self.y_val * f < 0)))
+                    validation_errors=int(np.count_nonzero(misclassified(self.y_val, f))))
         if not need_grad:
             return value, None, info
         s = np.where(P < 0.5, 1.0, -1.0)

@@ -1,0 +1,84 @@
+"""Hostile inputs, round two (issue 29): each case below was silently wrong or ungraceful before.
+
+Data of the issue: ``Xb, yb = make_classification(200, 5, n_informative=3, n_redundant=0,
+random_state=0)`` (100/100).
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+
+from svmbound import BoundSVC
+from svmbound.criteria import make_criterion
+from svmbound.kernels import RBFKernel
+
+Xb, yb = make_classification(200, 5, n_informative=3, n_redundant=0, random_state=0)
+YB_PM = np.where(yb > 0, 1.0, -1.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# item 2: an error is counted exactly as predict decides (f = 0 predicts classes_[0], i.e. −1)
+
+
+def test_misclassified_is_predicts_rule():
+    from svmbound.criteria.reference import misclassified
+
+    y = np.array([1.0, 1.0, 1.0, -1.0, -1.0, -1.0, 1.0, -1.0])
+    f = np.array([0.5, 0.0, -0.5, 0.5, 0.0, -0.5, np.nan, np.nan])
+    # predict: f > 0 -> +1, else (0 and NaN included) -> -1
+    pred = np.where(f > 0, 1.0, -1.0)
+    np.testing.assert_array_equal(misclassified(y, f), pred != y)
+    np.testing.assert_array_equal(misclassified(y, f),
+                                  [False, True, True, True, False, False, True, False])
+
+
+def test_cv_error_counts_zero_decision_as_predict_does():
+    """At θ = (−10, −10) every held-out kernel value underflows to 0 and b = 0 on the balanced
+    folds: f = 0 on every held-out point, which predict sends to −1 — every +1 point is an
+    error (the CV error of this chance-level model was 0)."""
+    crit = make_criterion("cv-error", Xb, YB_PM, RBFKernel(), loss="l1")
+    value = crit.fun(np.array([-10.0, -10.0]))
+    assert value >= 80, value           # 100 positive points, each predicted −1
+    assert crit.last.info["rate"] >= 0.4
+
+
+def test_validation_error_counts_zero_decision_as_predict_does():
+    """A balanced training part (50 + 50): at θ = (−10, −10) b = 0 and every validation f = 0:
+    the 50 positive validation points are errors (the count was 0)."""
+    pos, neg = np.flatnonzero(YB_PM > 0), np.flatnonzero(YB_PM < 0)
+    tr, va = np.r_[pos[:50], neg[:50]], np.r_[pos[50:], neg[50:]]
+    crit = make_criterion("validation-error", Xb[tr], YB_PM[tr], RBFKernel(),
+                          X_val=Xb[va], y_val=YB_PM[va])
+    assert crit.fun(np.array([-10.0, -10.0])) == 50.0
+    crit = make_criterion("smoothed-validation", Xb[tr], YB_PM[tr], RBFKernel(),
+                          X_val=Xb[va], y_val=YB_PM[va])
+    crit.fun(np.array([-10.0, -10.0]))
+    assert crit.last.info["validation_errors"] == 50
+
+
+def test_cv_error_grid_does_not_pick_chance_model():
+    """The issue's case: the grid search on cv-error picked θ = (−10, −10), value 0, a model at
+    chance level on new data (0.50 against 0.85–0.95)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = BoundSVC(criterion="cv-error", search="grid", loss="l1").fit(Xb, yb)
+    assert not np.allclose(m.best_theta_, [-10.0, -10.0])
+    assert m.best_value_ > 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = BoundSVC(criterion="cv-error", search="grid", loss="l1").fit(Xb[:150], yb[:150])
+    assert m.score(Xb[150:], yb[150:]) > 0.75
+
+
+# ---------------------------------------------------------------------------------------------
+# items 4 and 14a: object-dtype y with NaN is refused as SVC refuses it
+
+
+@pytest.mark.parametrize("criterion", ["radius-margin", "auto"])
+def test_object_y_with_nan_refused(criterion):
+    y = yb.astype(float).astype(object)
+    y[5:8] = np.nan
+    with pytest.raises(ValueError, match=r"Input y contains NaN \(first at entry 5"):
+        BoundSVC(criterion=criterion).fit(Xb, y)
