@@ -83,14 +83,81 @@ def check_X(X, name: str = "X"):
     return np.ascontiguousarray(X)
 
 
+#: float64's range: the largest finite number and the smallest normal one (below it a number
+#: keeps fewer than 53 bits, and a square of it is 0).
+_FMAX = float(np.finfo(np.float64).max)
+_FTINY = float(np.finfo(np.float64).tiny)
+
+
+def _max_abs_and_unit_variance(X) -> tuple[float, float]:
+    """(m, v): m = max |x| over the entries of X, v = the variance of all entries of X/m
+    (``X.var()`` of X scaled to [−1, 1]: no overflow or underflow whatever the scale of X);
+    v = 0 when every entry is the same. The variance of X itself is v·m², which float64 may not
+    hold."""
+    from ._sparse import entry_variance, issparse
+
+    if issparse(X):
+        m = float(np.abs(X.data).max()) if X.nnz else 0.0
+        if m == 0.0:
+            return 0.0, 0.0
+        return m, entry_variance(X / m)
+    X = np.asarray(X)
+    m = float(np.abs(X).max())
+    if m == 0.0:
+        return 0.0, 0.0
+    return m, float((X / m).var())
+
+
+def check_data_scale(X, name: str = "X") -> None:
+    """A ValueError when the values of X are so large or so small that the spread of the data —
+    the variance behind scikit-learn's ``gamma='scale'``, the squared distances of an RBF kernel,
+    the inner products of a linear one — cannot be computed in float64 (issue 29 item 6: X·1e300,
+    X·1e200, X·1e-300, X·1e-170 were refused as "X has zero variance (every value is the same)",
+    which is false: ``np.var`` overflowed to inf or underflowed to 0).
+
+    Too large: a squared distance between two rows can reach 4·d·max|x|², which must stay below
+    float64's largest number 1.8e308 (so must the variance). Too small: the variance must be a
+    normal float64 (≥ 2.2e-308); below it the squares of the values have lost their digits and
+    every kernel distance is 0. X whose entries are all equal (variance exactly 0) passes: that is
+    a real zero variance, for the callers' own message. The scale is computed on X/max|x|, so the
+    check itself neither overflows nor underflows; O(n·d)."""
+    m, v = _max_abs_and_unit_variance(X)
+    if v == 0.0:
+        return
+    d = X.shape[1]
+    # log10 of the variance and of the largest squared distance, without computing them
+    log_var = np.log10(v) + 2.0 * np.log10(m)
+    log_dist = np.log10(4.0 * d) + 2.0 * np.log10(m)
+    advice = ("Standardise the features (sklearn.preprocessing.StandardScaler, or --scale on "
+              "the command line)")
+    if log_var > np.log10(_FMAX) or log_dist > np.log10(_FMAX):
+        raise ValueError(
+            f"{name} has values too large to compute the scale of the data in float64: the "
+            f"largest |value| is {m:.3g}, so the variance of {name} (about 1e{log_var:.0f}) or "
+            f"a squared distance between two rows (up to 1e{log_dist:.0f}) overflows the "
+            f"largest float64, {_FMAX:.3g}: no kernel value can be computed. {advice}")
+    if log_var < np.log10(_FTINY):
+        raise ValueError(
+            f"{name} has values too small to compute the scale of the data in float64: the "
+            f"largest |value| is {m:.3g}, so the variance of {name} (about 1e{log_var:.0f}) "
+            f"underflows below the smallest normal float64, {_FTINY:.3g}; every kernel "
+            f"distance would be 0. {name} does not have zero variance: its values differ, but "
+            f"at a scale float64 cannot square. {advice}")
+
+
 def warn_if_degenerate(X) -> bool:
     """A ``DataWarning`` (and True) when every row of X is the same point: no kernel can tell
-    the samples apart, every criterion is flat and the SVM predicts one class."""
+    the samples apart, every criterion is flat and the SVM predicts one class.
+
+    First a ValueError (:func:`check_data_scale`) when the values of X are too large or too
+    small for the scale of the data to be computed in float64."""
     import warnings
 
     from .exceptions import DataWarning
 
     from ._sparse import all_rows_equal, issparse
+
+    check_data_scale(X)
 
     same = (all_rows_equal(X) if issparse(X) else bool(np.all(X == X[0])))
     if X.shape[0] > 1 and same:
@@ -106,9 +173,13 @@ def data_scale(X) -> float:
     σ² of an RBF kernel has to match (σ² far below it gives K ≈ I, far above K ≈ 11ᵀ)."""
     from ._sparse import column_variance_sum, issparse
 
+    # on X/max|x| (no overflow or underflow in the squares), then scaled back
+    m, _ = _max_abs_and_unit_variance(X)
+    if m == 0.0:
+        return 0.0
     if issparse(X):
-        return 2.0 * column_variance_sum(X)
-    return float(2.0 * np.var(X, axis=0).sum())
+        return 2.0 * column_variance_sum(X / m) * m * m
+    return float(2.0 * np.var(np.asarray(X) / m, axis=0).sum() * m * m)
 
 
 def check_binary_y(y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:

@@ -82,3 +82,21 @@ def test_object_y_with_nan_refused(criterion):
     y[5:8] = np.nan
     with pytest.raises(ValueError, match=r"Input y contains NaN \(first at entry 5"):
         BoundSVC(criterion=criterion).fit(Xb, y)
+
+
+# ---------------------------------------------------------------------------------------------
+# item 6: extreme scales are named as such, not as "zero variance"
+
+
+@pytest.mark.parametrize("s, word", [(1e300, "too large"), (1e200, "too large"),
+                                     (1e-300, "too small"), (1e-170, "too small")])
+def test_extreme_scale_is_not_zero_variance(s, word):
+    with pytest.raises(ValueError, match=f"X has values {word} to compute the scale") as exc:
+        BoundSVC().fit(Xb * s, yb)
+    assert "zero variance (every value is the same)" not in str(exc.value)
+
+
+@pytest.mark.parametrize("s", [1e150, 1e-150])
+def test_large_but_representable_scale_still_fits(s):
+    m = BoundSVC().fit(Xb * s, yb)
+    assert m.score(Xb * s, yb) > 0.85

@@ -108,6 +108,36 @@ def test_check_pm1_accepts_column_vector(Xy):
     np.testing.assert_array_equal(out, y)
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("s, word", [(1e300, "too large"), (1e200, "too large"),
+                                     (1e155, "too large"), (1e-300, "too small"),
+                                     (1e-170, "too small"), (1e-155, "too small")])
+def test_check_data_scale_overflow_underflow(Xy, s, word, sparse):
+    """Issue 29 item 6: values whose variance overflows or underflows are refused as such, not as
+    "zero variance"; the data at scales float64 can square pass."""
+    import scipy.sparse as sp
+
+    from svmbound._validation import check_data_scale
+
+    X, _ = Xy
+    Z = (sp.csr_matrix(X) * s) if sparse else X * s
+    with np.errstate(all="raise"):          # the check itself neither overflows nor underflows
+        with pytest.raises(ValueError, match=f"X has values {word} to compute the scale of the "
+                                             "data in float64.*Standardise"):
+            check_data_scale(Z)
+
+
+@pytest.mark.parametrize("s", [1.0, 1e150, 1e-150, 1e100, 1e-100])
+def test_check_data_scale_accepts_representable_scales(Xy, s):
+    from svmbound._validation import check_data_scale, data_scale
+
+    X, _ = Xy
+    check_data_scale(X * s)
+    check_data_scale(np.ones((4, 3)) * s)   # a real zero variance: for the caller's message
+    check_data_scale(np.zeros((4, 3)))
+    np.testing.assert_allclose(data_scale(X * s), data_scale(X) * s * s, rtol=1e-12)
+
+
 # ---------------------------------------------------------------------------------------------
 # check_binary_y: any two labels ↦ ±1
 
