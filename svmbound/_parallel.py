@@ -51,7 +51,7 @@ from contextlib import contextmanager, nullcontext
 from functools import partial
 
 __all__ = ["parallel_map", "parallel_map_then", "n_workers", "leaf_pool", "in_pool_worker",
-           "worker_cap", "usable_cpus", "idle_core"]
+           "worker_cap", "usable_cpus"]
 
 _leaf_pool = None
 _leaf_pool_pid = None
@@ -83,47 +83,8 @@ _worker = threading.local()
 def in_pool_worker() -> bool:
     """Whether this thread runs a task of a :func:`parallel_map` (or ``parallel_map_then``)
     call with several workers, i.e. whether the cores are already shared out: a solve made
-    here starts a thread of its own only on an :func:`idle_core`
-    (``Criterion.solve_svm_and_radius``)."""
+    here starts no thread of its own (``Criterion.solve_svm_and_radius``)."""
     return getattr(_worker, "busy", False)
-
-
-_running = 0
-_running_lock = threading.Lock()
-
-
-@contextmanager
-def _running_task():
-    """Counts this thread's task among those that keep a core busy (:func:`idle_core`)."""
-    global _running
-    with _running_lock:
-        _running += 1
-    try:
-        yield
-    finally:
-        with _running_lock:
-            _running -= 1
-
-
-@contextmanager
-def idle_core():
-    """Yields True, and counts one more task running until the block ends, when fewer of
-    svmbound's pool tasks run now (workers of this process's parallel calls, and the tasks
-    that hold a core claimed here) than the process has usable CPUs; else yields False and
-    counts nothing. For a worker that could split its own task in two: on 2 cores the default
-    strategy's two bound searches keep both busy, on 16 they leave 14 idle, and again on 2
-    cores once one search and its CV pieces have ended while the other still runs."""
-    global _running
-    with _running_lock:
-        claimed = _running < usable_cpus()
-        if claimed:
-            _running += 1
-    try:
-        yield claimed
-    finally:
-        if claimed:
-            with _running_lock:
-                _running -= 1
 
 
 def usable_cpus() -> int:
@@ -170,8 +131,7 @@ def _call_in_context(fn, share, caller, blas_threads, cap, x, flag=None):
     _worker.busy = True
     try:
         with cache_share_scope(share), limit_blas(None if here else blas_threads), \
-                worker_cap(cap), (nullcontext() if flag is None else stop_scope(flag)), \
-                _running_task():
+                worker_cap(cap), (nullcontext() if flag is None else stop_scope(flag)):
             return fn(x)
     finally:
         _worker.busy = busy

@@ -24,124 +24,17 @@ from ._validation import (check_binary_y, check_class_y, check_degree, check_X, 
                           warn_if_degenerate)
 from .criteria import criterion_class
 from .exceptions import SearchWarning
-from .kernels import KERNELS, make_kernel, with_gamma
+from .kernels import ARD_KERNELS, ESTIMATOR_KERNELS, base_kernel, split_degree, with_gamma
 from .checks import ModelWarning, is_severe, model_problems
+from .search.box import box_and_start
+from .search.minimize import minimize
 from .solvers import DEFAULT_CACHE_MB, solve_svm_dual, warm_start_alpha
+from .strategy import (DEFAULT_CONFIG, StrategyConfig, auto_box_and_start,
+                       check_validation_classes, next_usable_candidate, single_sample_classes,
+                       tune_auto, validation_problems)
 
 SEARCHES = ("bfgs", "lbfgsb", "projected-gradient", "grid", "annealing", "convex")
 GRADIENT_SEARCHES = ("bfgs", "lbfgsb", "projected-gradient")
-
-#: Kernels of the estimator: the isotropic ones of ``svmbound.kernels`` and the ARD kernels
-#: with one ln σ² per feature (or per group) of ``svmbound.kernels_ard`` (Chapelle §7.3, §8).
-ARD_KERNELS = ("ard", "ard-poly")
-ESTIMATOR_KERNELS = tuple(sorted(KERNELS)) + ARD_KERNELS
-
-#: Default box per tuned parameter (Chung §4.2: [−10, 10] for ln C and ln σ²); the ARD
-#: parameters log_sigma2_<k> take the log_sigma2 entry.
-DEFAULT_BOUNDS = {"log_C": (-10.0, 10.0), "log_sigma2": (-10.0, 10.0), "coef0": (0.0, 10.0)}
-DEFAULT_START = {"log_C": 0.0, "log_sigma2": 0.0, "coef0": 1.0}
-#: Degree range of the polynomial kernel searched by annealing (Acevedo §4: d ∈ {1, …, 10}).
-DEFAULT_DEGREE_RANGE = (1, 10)
-
-
-def _default(table: dict, name: str):
-    """``table[name]``, with ``log_sigma2_<k>`` (ARD) falling back to ``log_sigma2``."""
-    if name in table:
-        return table[name]
-    base, _, k = name.rpartition("_")
-    if k.isdigit() and base in table:
-        return table[base]
-    raise ValueError(f"no default for parameter {name!r}; give bounds and start explicitly")
-
-
-def base_kernel(name: str, degree: int = 3, coef0: float = 1.0, n_features: int | None = None,
-                groups=None):
-    """The kernel object a search starts from (its θ is overwritten by the search)."""
-    if name in ARD_KERNELS:
-        from .kernels_ard import ARDRBFKernel, ScaledPolynomialKernel, check_groups
-
-        g = check_groups(groups)
-        if g is not None and n_features is not None and g.size != n_features:
-            raise ValueError(f"groups has {g.size} entries but X has {n_features} features")
-        n = int(g.max()) + 1 if g is not None else n_features
-        if n is None:
-            raise ValueError(f"the {name} kernel needs the number of features")
-        sigma2 = np.ones(n)
-        if name == "ard":
-            return ARDRBFKernel(sigma2, groups=g)
-        return ScaledPolynomialKernel(sigma2, degree=degree, groups=g)
-    if groups is not None:
-        raise ValueError(f"groups only apply to the ARD kernels ('ard', 'ard-poly'), not "
-                         f"kernel={name!r}")
-    if name == "poly":
-        return make_kernel("poly", degree=degree, coef0=coef0)
-    return make_kernel(name)
-
-
-def split_degree(degree, kernel: str, search: str):
-    """(fixed degree, searched (lo, hi) range or None) from the ``degree`` parameter: an int
-    fixes it; a pair (lo, hi) — or 'auto' for 1..10 — is searched, which only annealing can do
-    (the degree is an integer, Acevedo §3)."""
-    if isinstance(degree, str):
-        if degree != "auto":
-            raise ValueError(f"degree must be an int, a (low, high) pair or 'auto', got {degree!r}")
-        degree = DEFAULT_DEGREE_RANGE
-    if np.ndim(degree) == 0:
-        return check_degree(degree), None
-    d = tuple(degree)
-    if len(d) != 2:
-        raise ValueError(f"a degree range must be a pair (low, high), got {degree!r}")
-    lo, hi = (check_degree(v) for v in d)
-    if lo >= hi:
-        raise ValueError(f"degree range: low {lo} must be < high {hi}")
-    if kernel != "poly":
-        raise ValueError(f"a degree range is searched only with kernel='poly', not {kernel!r}")
-    if search != "annealing":
-        raise ValueError(f"a degree range (an integer parameter) needs search='annealing', "
-                         f"not {search!r}")
-    return lo, (lo, hi)
-
-
-def _floats(value, name: str, ravel: bool = True) -> np.ndarray:
-    """``value`` as a float array, or a ValueError naming ``name``."""
-    try:
-        a = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be numbers, got {value!r}") from None
-    return a.ravel() if ravel else a
-
-
-def box_and_start(param_names, bounds=None, start=None):
-    """(lower, upper, x0) arrays for the tuned parameters, validated."""
-    n = len(param_names)
-    if bounds is None:
-        lower = np.array([_default(DEFAULT_BOUNDS, p)[0] for p in param_names])
-        upper = np.array([_default(DEFAULT_BOUNDS, p)[1] for p in param_names])
-    else:
-        b = _floats(bounds, "bounds", ravel=False)
-        if b.shape == (2,):
-            b = np.tile(b, (n, 1))
-        if b.shape != (n, 2):
-            raise ValueError(f"bounds must be (lower, upper) or one (lower, upper) per parameter "
-                             f"{param_names}, got shape {b.shape}")
-        lower, upper = b[:, 0].copy(), b[:, 1].copy()
-    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
-        raise ValueError("bounds must be finite")
-    if np.any(lower >= upper):
-        k = int(np.argmax(lower >= upper))
-        raise ValueError(f"bounds for {param_names[k]}: lower {lower[k]} must be < upper {upper[k]}")
-    x0 = (np.array([_default(DEFAULT_START, p) for p in param_names]) if start is None
-          else _floats(start, "start"))
-    if x0.shape != (n,):
-        raise ValueError(f"start must have {n} entries {param_names}, got {x0.size}")
-    if not np.all(np.isfinite(x0)):
-        raise ValueError(f"start must be finite, got {x0.tolist()}")
-    out = (x0 < lower) | (x0 > upper)
-    if np.any(out):
-        k = int(np.argmax(out))
-        raise ValueError(f"start point {x0.tolist()} is outside the box: {param_names[k]} = "
-                         f"{x0[k]} not in [{lower[k]}, {upper[k]}]")
-    return lower, upper, x0
 
 
 def _warn_flat_start(result, x0, param_names, X) -> None:
@@ -213,7 +106,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
     degree : int, or (low, high) / 'auto' (= 1..10) to search the polynomial degree by annealing.
     coef0 : start value of the polynomial kernel's c (tuned).
     groups : None, or an int array mapping each feature to a group that shares one σ² (ARD
-        kernels only; e.g. ``svmbound.kernels_ard.tile_groups``, Chapelle Fig. 4).
+        kernels only; e.g. ``svmbound.kernels.ard.tile_groups``, Chapelle Fig. 4).
     tol : solver tolerance of criterion evaluations (Chung §4.3 uses 1e-6) and of the final
         model of a named criterion. With criterion='auto' the final model is trained at
         max(tol, 1e-3) (SVC's and LIBSVM's default, ``svmbound.strategy.VALIDATION_TOL``; on
@@ -342,6 +235,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         "decision_function_shape": [StrOptions({"ovr", "ovo"})],
         "multiclass_theta": [StrOptions({"shared", "per-pair"})],
         "tune_subsample": [Interval(Integral, 10, None, closed="left"), None],
+        "strategy_config": [StrategyConfig, None],
     }
 
     def __init__(self, loss="l2", criterion="auto", kernel="rbf", search="bfgs",
@@ -350,7 +244,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                  cache_size=DEFAULT_CACHE_MB, random_state=None, verbose=0, progress=False,
                  log_file=None, resume=False, criterion_params=None, n_jobs=None,
                  class_weight=None, decision_function_shape="ovr",
-                 multiclass_theta="shared", tune_subsample=5000):
+                 multiclass_theta="shared", tune_subsample=5000, strategy_config=None):
         self.loss = loss
         self.criterion = criterion
         self.kernel = kernel
@@ -378,6 +272,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         self.class_weight = class_weight
         self.decision_function_shape = decision_function_shape
         self.multiclass_theta = multiclass_theta
+        self.strategy_config = strategy_config
 
     # -- fitting -------------------------------------------------------------------------
     def _uses_auto(self) -> bool:
@@ -388,9 +283,12 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
     def _final_tol(self) -> float:
         """Solver tolerance of the final model: that of the validation that picked it for
         criterion='auto' (at least ``strategy.VALIDATION_TOL``), else ``tol``."""
-        from .strategy import VALIDATION_TOL
+        return (max(float(self.tol), self._config().validation_tol) if self._uses_auto()
+                else float(self.tol))
 
-        return max(float(self.tol), VALIDATION_TOL) if self._uses_auto() else float(self.tol)
+    def _config(self) -> StrategyConfig:
+        """The default strategy's settings: ``strategy_config``, or ``DEFAULT_CONFIG``."""
+        return DEFAULT_CONFIG if self.strategy_config is None else self.strategy_config
 
     def _criterion_name(self) -> str:
         """The criterion a single search minimises: 'auto' outside the default strategy (grid,
@@ -484,31 +382,10 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
             theta = x0.copy()
             theta[0] = min(max(log_c, lower[0]), upper[0])
             return result, theta
-        result = self._minimize(crit.fun, crit.grad, x0, lower, upper, callback)
+        result = minimize(crit.fun, x0, (lower, upper), jac=crit.grad, method=search,
+                          options={"gtol": self.gtol, "max_iter": self.max_iter},
+                          callback=callback)
         return result, np.asarray(result.x, dtype=float).copy()
-
-    def _minimize(self, fun, grad, x0, lower, upper, callback, gtol=None, max_fev=None,
-                  backtrack="halve", max_step=2.0):
-        """One gradient search (bfgs, lbfgsb or projected-gradient) of ``fun``, stopping when
-        the projected gradient is below ``gtol`` (default ``self.gtol``) times |f(x0)|, or
-        (bfgs, lbfgsb) after ``max_fev`` evaluations of ``fun`` (None: no budget)."""
-        from .search import minimize_lbfgsb, minimize_projected_bfgs, minimize_projected_gradient
-
-        max_iter = int(self.max_iter)
-        gtol_rel = self.gtol if gtol is None else gtol
-        if self.search == "bfgs":
-            return minimize_projected_bfgs(fun, grad, x0, lower, upper, max_iter=max_iter,
-                                           gtol_rel=gtol_rel, max_fev=max_fev,
-                                           backtrack=backtrack, max_step=max_step,
-                                           callback=callback)
-        # gtol relative to |f(start)| as for BFGS (the start is evaluated again by the
-        # search; the criterion answers the gradient from this evaluation).
-        gtol_abs = gtol_rel * max(abs(fun(x0)), np.finfo(float).tiny)
-        if self.search == "lbfgsb":
-            return minimize_lbfgsb(fun, grad, x0, lower, upper, max_iter=max_iter, gtol=gtol_abs,
-                                   max_fun=max_fev, callback=callback)
-        return minimize_projected_gradient(fun, grad, x0, lower, upper, max_iter=max_iter,
-                                           gtol=gtol_abs, callback=callback)
 
     def _run_auto(self, X, y, kernel, lower, upper, x0, callback, run=None, weights=None,
                   criterion_factory=None):
@@ -517,25 +394,24 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         training's start: ``_final_model(warm_from=)``). With a run control ``run`` every
         criterion it builds is wrapped (search log, progress), one tag per stage.
         ``criterion_factory``: see ``tune_auto`` (multi-class: summed pairs)."""
-        from .strategy import tune_auto
-
         result, n_trainings = tune_auto(
             X, y, kernel, loss=self.loss, lower=lower, upper=upper, x0=x0, tol=self.tol,
             n_folds=self.n_folds, random_state=self.random_state, cache_size=self.cache_size,
-            callback=callback, n_jobs=self.n_jobs, minimize=self._minimize,
+            callback=callback, n_jobs=self.n_jobs, max_iter=self.max_iter,
+            # the fallback after a grid / annealing / convex search: the default's BFGS
+            method=self.search if self.search in GRADIENT_SEARCHES else "bfgs",
             wrap=None if run is None else (lambda crit, tag: run.wrap(crit, tag=tag)),
             sequential_searches=run is not None and run.log is not None, weights=weights,
-            criterion_factory=criterion_factory, subsample=self.tune_subsample)
+            criterion_factory=criterion_factory, subsample=self.tune_subsample,
+            config=self._config())
         warm = result.pop("final_warm_start", None)
         return result, np.asarray(result.x, dtype=float).copy(), n_trainings, warm
 
     def _run_auto_fallback(self, X, y_pm, kernel, callback, weights=None):
         """The default strategy with ``kernel`` (its degree kept), its box and start, without
         search log (the fallback after a search whose model failed the checks)."""
-        from .strategy import auto_box_and_start
-
         names = ("log_C",) + tuple(kernel.param_names)
-        lower, upper, x0 = auto_box_and_start(names, X, kernel, None, None)
+        lower, upper, x0 = auto_box_and_start(names, X, kernel, None, None, self._config())
         return self._run_auto(X, y_pm, kernel, lower, upper, x0, callback, weights=weights)
 
     def _iteration_printer(self, bar, t0):
@@ -620,12 +496,11 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         degree, _ = split_degree(self.degree, self.kernel, self.search)
         kernel0 = base_kernel(self.kernel, degree, self.coef0, X.shape[1], self.groups)
         if self._uses_auto():
-            from .strategy import auto_box_and_start, check_validation_classes
-
             check_validation_classes(self.classes_[(y_pm > 0).astype(int)])
             crit = None
             names = ("log_C",) + tuple(kernel0.param_names)
-            lower, upper, x0 = auto_box_and_start(names, X, kernel0, self.bounds, self.start)
+            lower, upper, x0 = auto_box_and_start(names, X, kernel0, self.bounds, self.start,
+                                                  self._config())
         else:
             crit = self.make_criterion(X, y_pm, weights)
             lower, upper, x0 = box_and_start(crit.param_names, self.bounds, self.start)
@@ -655,8 +530,6 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                                                    weights, warm_from=warm)
         if is_severe(problems) and self._uses_auto():
             # the next candidates by CV error, until one gives a usable model
-            from .strategy import next_usable_candidate
-
             def train(t):
                 out = self._final_model(X, y_pm, kernel0, t, None, None, weights)
                 return out[0], out, out[2]
@@ -666,13 +539,9 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
             if taken is not None:
                 theta, final, problems = taken
         if self._uses_auto():
-            from .strategy import validation_problems
-
             problems = problems + validation_problems(result)
         result.problems = problems
         result.fallback = None
-        from .strategy import single_sample_classes
-
         # (no fallback where a class has one sample: the default strategy cannot validate)
         if (is_severe(problems) and not self._uses_auto() and not degenerate
                 and not single_sample_classes(y_pm)):
@@ -820,7 +689,8 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         if self.log_file is not None:
             self._check_reproducible(crit)
             run = {k: v for k, v in self.get_params().items()
-                   if k not in self._RUN_CONTROL_PARAMS}
+                   if k not in self._RUN_CONTROL_PARAMS
+                   and not (k == "strategy_config" and v is None)}   # logs before it
             log = SearchLog(self.log_file, data_fingerprint(X, y_pm, weights), run,
                             resume=bool(self.resume))
         bar = Progress(bool(self.progress), total=self._progress_total(crit, lower, upper),

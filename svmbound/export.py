@@ -134,7 +134,7 @@ def _kernel_name(kernel) -> str:
     """The estimator's kernel name of a fitted kernel object ('rbf', 'linear', 'poly', or the
     object's own name for the others)."""
     from .kernels import LinearKernel, PolynomialKernel, RBFKernel
-    from .kernels_ard import ARDRBFKernel, ScaledPolynomialKernel
+    from .kernels.ard import ARDRBFKernel, ScaledPolynomialKernel
 
     for cls, name in ((RBFKernel, "rbf"), (LinearKernel, "linear"), (PolynomialKernel, "poly"),
                       (ARDRBFKernel, "ard"), (ScaledPolynomialKernel, "ard-poly")):

@@ -54,11 +54,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._parallel import n_workers
 from .checks import ModelWarning, is_severe, model_problems
+from .criteria import criterion_class
 from .criteria.pairs import _parallel, pairwise_criterion
-from .kernels import Kernel, _row_blocks, with_gamma
+from .kernels import Kernel, _row_blocks, base_kernel, split_degree, with_gamma
+from .search.box import box_and_start
 from .ovo import class_pairs, ovr_decision, pair_subsets, vote
 from .solvers import solve_svm_dual, warm_start_alpha
+from .strategy import (auto_box_and_start, check_validation_classes, next_usable_candidate,
+                       validation_problems)
 
 __all__ = ["MULTICLASS_THETA", "DECISION_FUNCTION_SHAPES", "PairModel", "fit_multiclass",
            "decision_function", "predict", "ovo_decision_values",
@@ -194,9 +199,6 @@ def train_pairs(X, subsets, kernel, C, *, loss, tol, cache_size, n_jobs=None, pr
 
 
 def _fit_shared(est, X, y_idx, t0, weights=None):
-    from .criteria import criterion_class
-    from .estimators import base_kernel, box_and_start, split_degree
-
     if est.search == "convex":
         raise ValueError("search='convex' (De Bie et al.) tunes C of one binary L2-SVM; with "
                          "three or more classes use multiclass_theta='per-pair'")
@@ -214,13 +216,12 @@ def _fit_shared(est, X, y_idx, t0, weights=None):
         return pairwise_criterion(name, X_, y_, kernel_, n_classes=k, **kw)
 
     if est._uses_auto():
-        from .strategy import auto_box_and_start, check_validation_classes
-
         check_validation_classes(est.classes_[y_idx])
 
         crit = None
         names = ("log_C",) + tuple(kernel0.param_names)
-        lower, upper, x0 = auto_box_and_start(names, X, kernel0, est.bounds, est.start)
+        lower, upper, x0 = auto_box_and_start(names, X, kernel0, est.bounds, est.start,
+                                              est._config())
     else:
         cls = criterion_class(est._criterion_name(), est.loss)
         crit = factory(cls.name, X, y_idx, kernel0, loss=est.loss,
@@ -240,10 +241,8 @@ def _fit_shared(est, X, y_idx, t0, weights=None):
             # of letter (325 pairs of ~115 rows) took 7.9 s with 2 pair threads per search and
             # 5.6 s with 1; digits 1.3 → 1.0 s (BENCHMARKS.md, "Multi-class threads").
             if run is None or run.log is None:
-                from ._parallel import n_workers
-                from .strategy import AUTO_BOUNDS
-
-                pair_jobs["n_jobs"] = max(1, n_workers(est.n_jobs) // len(AUTO_BOUNDS[est.loss]))
+                n_bounds = len(est._config().bounds_by_loss[est.loss])
+                pair_jobs["n_jobs"] = max(1, n_workers(est.n_jobs) // n_bounds)
             result, theta, n_search, _ = est._run_auto(X, y_idx, kernel0, lower, upper, x0,
                                                        callback, run, weights=weights,
                                                        criterion_factory=factory)
@@ -264,8 +263,6 @@ def _fit_shared(est, X, y_idx, t0, weights=None):
                                                            theta, prevs, pair_rates, weights)
     n_pairs = len(subsets)
     if is_severe(problems + pair_problems) and est._uses_auto():
-        from .strategy import next_usable_candidate
-
         chosen = (models, est.c_projected_)
 
         def train(t):
@@ -280,8 +277,6 @@ def _fit_shared(est, X, y_idx, t0, weights=None):
             _set_model(est, X, y_idx, chosen[0], chosen[0][0].kernel)
             est.c_projected_ = chosen[1]
     if est._uses_auto():
-        from .strategy import validation_problems
-
         problems = problems + validation_problems(result)
     result.problems = problems
     result.pair_problems = pair_problems

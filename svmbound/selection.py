@@ -15,7 +15,7 @@ compared with (§8.1).
        final machine).
 
 The kernel is K_θ(x, z) = k(θ ∘ x̃, θ ∘ z̃) with θ_k = 1/σ_k (Chapelle's K(θᵀx, θᵀz)), realised as
-``svmbound.kernels_ard.ScaledPolynomialKernel`` (kernel 'linear' = degree 1, 'poly') or
+``svmbound.kernels.ard.ScaledPolynomialKernel`` (kernel 'linear' = degree 1, 'poly') or
 ``ARDRBFKernel`` ('rbf') with θ_k = ln σ_k² searched in [−10, 10] together with ln C (unless C is
 fixed). x̃ is the working-space vector: the input standardised with the training mean and
 standard deviation (``standardize=True``; constant features get scale 1), divided by √d₀ (d₀ the
@@ -45,7 +45,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._validation import check_binary_y, check_class_y
 from .criteria import criterion_class
-from .kernels_ard import ARDRBFKernel, ScaledPolynomialKernel
+from .kernels.ard import ARDRBFKernel, ScaledPolynomialKernel
 from .search.gradient import minimize_lbfgsb, minimize_projected_gradient
 
 __all__ = ["ScalingSelector", "FilterSelector", "pearson_scores", "fisher_scores", "ks_scores",

@@ -11,7 +11,7 @@ from sklearn.svm import SVC
 
 from svmbound.criteria import RadiusMarginL2, SpanBound
 from svmbound.kernels import PolynomialKernel, RBFKernel
-from svmbound.kernels_ard import ARDRBFKernel, ScaledPolynomialKernel, check_groups, tile_groups
+from svmbound.kernels.ard import ARDRBFKernel, ScaledPolynomialKernel, check_groups, tile_groups
 from svmbound.search.gradient import minimize_lbfgsb, minimize_projected_gradient
 from svmbound.selection import (FilterSelector, ScalingSelector, fisher_scores, ks_scores,
                                 pearson_scores)
@@ -183,7 +183,7 @@ def test_values_and_contractions_match_explicit_formulas(small, make):
 
 
 def test_contraction_in_row_blocks(monkeypatch, small):
-    import svmbound.kernels as kmod
+    import svmbound.kernels.standard as kmod
 
     X, Z, s2 = small
     a = np.random.RandomState(3).normal(size=9)

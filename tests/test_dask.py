@@ -33,7 +33,7 @@ CASES = {"binary-l2": (dict(loss="l2"), BINARY), "binary-l1": (dict(loss="l1"), 
          "3-class": (dict(loss="l2"), THREE),
          "3-class-per-pair": (dict(loss="l1", multiclass_theta="per-pair"), THREE)}
 #: The cold solves that the two bound searches of a fit share at θ₀ when they run in one
-#: process (``strategy.SHARE_COLD_SOLVES``: the L2-SVM of the span and rm-l2 searches, once
+#: process (``StrategyConfig.share_cold_solves``: the L2-SVM of the span and rm-l2 searches, once
 #: per one-vs-one pair), and that each search makes on its own in a worker process.
 SHARED_AT_START = {"binary-l2": 1, "binary-l1": 0, "3-class": 3, "3-class-per-pair": 0}
 

@@ -5,7 +5,7 @@ import pytest
 
 from svmbound.criteria import make_criterion
 from svmbound.kernels import RBFKernel
-from svmbound.kernels_ard import ARDRBFKernel
+from svmbound.kernels.ard import ARDRBFKernel
 
 
 # ---------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from sklearn.metrics.pairwise import linear_kernel, polynomial_kernel, rbf_kernel
 
-import svmbound.kernels as kernels_mod
+import svmbound.kernels.standard as kernels_mod
 from svmbound.kernels import LinearKernel, PolynomialKernel, RBFKernel, make_kernel
 from _fd import central_fd
 
@@ -243,10 +243,10 @@ def test_spec_matches_scikit_learn_parameterisation():
 
 @pytest.mark.parametrize("make", [lambda d: RBFKernel(2.0), lambda d: LinearKernel(),
                                   lambda d: PolynomialKernel(3, 1.0),
-                                  lambda d: __import__("svmbound.kernels_ard", fromlist=["x"])
+                                  lambda d: __import__("svmbound.kernels.ard", fromlist=["x"])
                                   .ARDRBFKernel(np.linspace(0.5, 2.0, d))])
 def test_block_dot_in_row_blocks_equals_the_full_product(monkeypatch, make):
-    import svmbound.kernels as kernels_mod
+    import svmbound.kernels.standard as kernels_mod
 
     rng = np.random.RandomState(3)
     X, Z = rng.randn(37, 4), rng.randn(11, 4)

@@ -11,7 +11,9 @@ from svmbound import BoundSVC
 from svmbound.criteria import make_criterion
 from svmbound.criteria.reference import check_folds
 from svmbound.kernels import RBFKernel
-from svmbound.strategy import VALIDATION_FACTOR, tuning_rows
+from svmbound.strategy import DEFAULT_CONFIG, tuning_rows
+
+VALIDATION_FACTOR = DEFAULT_CONFIG.validation_factor
 
 
 @pytest.fixture(scope="module")
@@ -160,7 +162,10 @@ def test_large_data_with_csr_input_and_class_weights(data):
 
 @pytest.mark.parametrize("cache_mb", [200.0, 1000.0, 4096.0])
 def test_span_memory_rows_is_the_largest_subsample_whose_span_memory_fits_half_the_cache(cache_mb):
-    from svmbound.strategy import MIN_MEMORY_ROWS, SPAN_WORKING_ARRAYS, span_memory_rows
+    from svmbound.strategy import span_memory_rows
+
+    MIN_MEMORY_ROWS = DEFAULT_CONFIG.min_memory_rows
+    SPAN_WORKING_ARRAYS = DEFAULT_CONFIG.span_working_arrays
 
     m = span_memory_rows(cache_mb)
     need = lambda rows: SPAN_WORKING_ARRAYS * 8.0 * rows ** 2     # noqa: E731 - bytes
@@ -172,7 +177,7 @@ def test_a_small_cache_makes_the_searches_use_a_subsample():
     """With cache_size=5 MB the span search's memory caps the search rows at MIN_MEMORY_ROWS:
     2,100 rows are tuned on 1,000 of them and validated on the other 1,100, although
     tune_subsample (5,000) alone would use every row."""
-    from svmbound.strategy import MIN_MEMORY_ROWS
+    MIN_MEMORY_ROWS = DEFAULT_CONFIG.min_memory_rows
 
     X, y = make_classification(n_samples=2100, n_features=5, random_state=2)
     assert BoundSVC(tune_subsample=5000).fit(X[:300], y[:300]).search_.subsample is None

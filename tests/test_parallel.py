@@ -145,11 +145,10 @@ def test_the_radius_qp_beside_the_svm_solve_shares_the_cache(monkeypatch):
     assert seen == {"svm": 0.25, "radius": 0.25}
 
 
-def test_the_radius_qp_runs_beside_the_svm_alone_or_on_an_idle_core_else_after_it(monkeypatch):
+def test_the_radius_qp_runs_beside_the_svm_alone_else_after_it(monkeypatch):
     """One evaluation alone: the radius QP in a second thread (from ``RADIUS_THREAD_MIN_ROWS``
     rows; after the SVM in the same thread below). In a worker of a parallel call: in the
-    worker's own thread, after the SVM, while every usable CPU runs a pool task, and beside it
-    when a core is idle (``_parallel.idle_core``); the same values every way."""
+    worker's own thread, after the SVM; the same values every way."""
     import threading
 
     from sklearn.datasets import make_classification
@@ -194,15 +193,14 @@ def test_the_radius_qp_runs_beside_the_svm_alone_or_on_an_idle_core_else_after_i
     for a, b in zip(alone, small):
         assert a[0] == b[0]
         np.testing.assert_array_equal(a[1], b[1])
-    for cpus, same_thread in ((2, True), (4, False)):
+    for cpus in (2, 4):
         monkeypatch.setattr(par, "usable_cpus", lambda cpus=cpus: cpus)
         pooled = parallel_map(lambda p: evaluate(p, wait=True), points, 2)
-        assert [p[2:] for p in pooled] == [(same_thread, True)] * 2, cpus
+        assert [p[2:] for p in pooled] == [(True, True)] * 2, cpus
         for a, p in zip(alone, pooled):
             assert a[0] == p[0]
             np.testing.assert_array_equal(a[1], p[1])
     assert not in_pool_worker()
-    assert par._running == 0
 
 
 def test_calls_from_outside_a_pool_reuse_kept_threads_and_nested_calls_get_their_own():

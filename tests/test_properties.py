@@ -22,7 +22,7 @@ from sklearn.svm import SVC
 from _fd import central_fd
 from svmbound.criteria import make_criterion
 from svmbound.kernels import LinearKernel, PolynomialKernel, RBFKernel
-from svmbound.kernels_ard import ARDRBFKernel
+from svmbound.kernels.ard import ARDRBFKernel
 from svmbound.solvers import solve_radius, solve_svm_dual
 from test_solvers import assert_kkt, assert_radius_kkt, slsqp_r2, svc_objective
 

@@ -139,7 +139,7 @@ def test_n_iter_is_the_number_of_criterion_evaluations(kw):
 # -- ScalingSelector on three or more classes ------------------------------------------------
 def test_scaling_selector_multiclass_sums_the_pairs_criteria():
     from svmbound.criteria.pairs import pairwise_criterion
-    from svmbound.kernels_ard import ARDRBFKernel
+    from svmbound.kernels.ard import ARDRBFKernel
 
     # 3 classes separated by features 0 and 1; features 2..5 are noise
     rng = np.random.RandomState(0)

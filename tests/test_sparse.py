@@ -15,7 +15,7 @@ from svmbound._validation import check_X  # noqa: E402
 from svmbound.criteria import make_criterion  # noqa: E402
 from svmbound.estimators import BoundSVC  # noqa: E402
 from svmbound.kernels import LinearKernel, PolynomialKernel, RBFKernel  # noqa: E402
-from svmbound.kernels_ard import ARDRBFKernel  # noqa: E402
+from svmbound.kernels.ard import ARDRBFKernel  # noqa: E402
 from svmbound.solvers.radius import solve_radius  # noqa: E402
 from svmbound.solvers.svm import solve_svm_dual  # noqa: E402
 

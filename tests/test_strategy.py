@@ -1,6 +1,7 @@
 """The default strategy (criterion='auto', svmbound.strategy) and the model checks
 (svmbound.checks): what it picks, why, and that it is never silent about a bad model."""
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -11,8 +12,13 @@ from sklearn.preprocessing import StandardScaler
 
 from svmbound import BoundSVC
 from svmbound.checks import ModelWarning, is_severe, minority_rate, model_problems
-from svmbound.estimators import DEFAULT_BOUNDS
-from svmbound.strategy import candidate_points, loss_steps, scale_log_sigma2
+from svmbound.search.box import DEFAULT_BOUNDS
+from svmbound.strategy import DEFAULT_CONFIG, candidate_points, loss_steps, scale_log_sigma2
+
+
+def _config(**fields):
+    """The default strategy's settings with ``fields`` changed."""
+    return dataclasses.replace(DEFAULT_CONFIG, **fields)
 
 
 @pytest.fixture(scope="module")
@@ -133,31 +139,28 @@ def test_steps_by_loss_pick_the_loss_entry():
 
 
 def test_search_budget_stops_each_bound_search(monkeypatch):
-    """Each bound search of the default strategy makes at most STAGE_MAX_FEV evaluations and
-    says when it stopped on the budget."""
-    from svmbound import strategy
-
+    """Each bound search of the default strategy makes at most ``stage_max_fev`` evaluations
+    and says when it stopped on the budget."""
     X, y = make_classification(n_samples=150, n_features=5, random_state=4)
     free = BoundSVC().fit(X, y)
     assert max(r.nfev for r in free.search_.stages.values()) > 2
-    monkeypatch.setattr(strategy, "STAGE_MAX_FEV", 2)
-    clf = BoundSVC().fit(X, y)
+    clf = BoundSVC(strategy_config=_config(stage_max_fev=2)).fit(X, y)
     for res in clf.search_.stages.values():
         assert res.nfev <= 2
     assert "evaluation budget reached" in [r.message for r in clf.search_.stages.values()]
 
 
 def test_each_bound_search_has_its_own_budget(monkeypatch):
-    """STAGE_MAX_FEV by criterion name: the span search stops at its budget, the radius–margin
-    search at its own; a number holds for both (test above)."""
-    from svmbound import strategy
+    """``stage_max_fev`` by criterion name: the span search stops at its budget, the
+    radius–margin search at its own; a number holds for both (test above)."""
+    from svmbound.strategy.tune import _budget
 
     X, y = make_classification(n_samples=150, n_features=5, random_state=4)
-    monkeypatch.setattr(strategy, "STAGE_MAX_FEV", {"span": 2, "rm-l2": 3})
-    stages = BoundSVC().fit(X, y).search_.stages
+    config = _config(stage_max_fev={"span": 2, "rm-l2": 3})
+    stages = BoundSVC(strategy_config=config).fit(X, y).search_.stages
     assert stages["span"].nfev <= 2 < stages["rm-l2"].nfev <= 3
-    assert strategy._budget({"span": 2, "rm-l2": 3}, "rm-l1") == 3
-    assert strategy._budget(5, "span") == 5
+    assert _budget({"span": 2, "rm-l2": 3}, "rm-l1") == 3
+    assert _budget(5, "span") == 5
 
 
 def test_n_jobs_does_not_change_the_result():
@@ -272,7 +275,7 @@ def _kkt_violation(est, X, y):
 def test_final_model_tolerance_is_the_validations_for_auto_and_tol_for_a_named_criterion():
     """criterion='auto' trains its final model at max(tol, VALIDATION_TOL) — SVC's 1e-3; a
     named criterion at tol."""
-    from svmbound.strategy import VALIDATION_TOL
+    VALIDATION_TOL = DEFAULT_CONFIG.validation_tol
 
     X, y = make_classification(n_samples=200, n_features=5, flip_y=0.1, random_state=6)
     auto = BoundSVC(loss="l1", random_state=0).fit(X, y)
@@ -291,7 +294,9 @@ def test_bound_searches_and_validation_solve_at_least_at_their_stage_tolerances(
     CV_TOL); a tol above them is kept."""
     from svmbound.criteria import make_criterion
     from svmbound.kernels import RBFKernel
-    from svmbound.strategy import CV_TOL, STAGE_TOL, auto_box_and_start, tune_auto
+    from svmbound.strategy import auto_box_and_start, tune_auto
+
+    CV_TOL, STAGE_TOL = DEFAULT_CONFIG.cv_tol, DEFAULT_CONFIG.stage_tol
 
     X, y = make_classification(n_samples=60, n_features=4, random_state=5)
     y = np.where(y > 0, 1.0, -1.0)
@@ -338,14 +343,12 @@ def test_start_is_validated_when_every_bound_candidate_is_no_better_than_the_maj
     θ₀ is then validated as well and picked, and the model finds the minority class. (The
     span bound counts weighted errors and does not run off here: this test searches the
     radius–margin bound alone, with a budget of 8 evaluations.)"""
-    from svmbound import strategy
-
-    monkeypatch.setattr(strategy, "AUTO_BOUNDS", {"l2": ("rm-l2",), "l1": ("rm-l1",)})
-    monkeypatch.setattr(strategy, "STAGE_MAX_FEV", 8)
+    config = _config(bounds_by_loss={"l2": ("rm-l2",), "l1": ("rm-l1",)}, stage_max_fev=8)
     Xtr, Xte, ytr, yte = _imbalanced_hard()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        est = BoundSVC(class_weight="balanced", random_state=0).fit(Xtr, ytr)
+        est = BoundSVC(class_weight="balanced", random_state=0,
+                       strategy_config=config).fit(Xtr, ytr)
     sources = [c["source"] for c in est.search_.candidates]
     bound = [c for c in est.search_.candidates if c["source"] != "start"]
     trivial = est.search_.validation["trivial_rate"]
@@ -373,9 +376,8 @@ def test_a_pick_no_better_than_the_majority_is_reported():
 
 def test_bound_searches_interpolate_their_backtracking_and_named_searches_halve(monkeypatch):
     """criterion='auto' runs its two bound searches with the quadratic line-search reduction
-    (strategy.STAGE_BACKTRACK); a named criterion keeps Chung's halving."""
-    import svmbound.search as search_module
-    from svmbound import strategy
+    (``stage_backtrack``); a named criterion keeps Chung's halving."""
+    import svmbound.search.minimize as search_module
 
     seen = []
     real = search_module.minimize_projected_bfgs
@@ -387,7 +389,8 @@ def test_bound_searches_interpolate_their_backtracking_and_named_searches_halve(
     monkeypatch.setattr(search_module, "minimize_projected_bfgs", spy)
     X, y = make_classification(n_samples=80, n_features=4, random_state=0)
     BoundSVC().fit(X, y)
-    assert seen == [strategy.STAGE_BACKTRACK] * 2 and strategy.STAGE_BACKTRACK == "quadratic"
+    backtrack = DEFAULT_CONFIG.stage_backtrack
+    assert seen == [backtrack] * 2 and backtrack == "quadratic"
     seen.clear()
     BoundSVC(criterion="radius-margin").fit(X, y)
     assert seen == ["halve"]
@@ -398,15 +401,14 @@ def test_final_training_starts_from_the_searchs_solution_at_a_chosen_minimum(mon
     loss, same tolerance), the final training starts from it and stops at once; its solution
     meets the tolerance and predicts as a cold training at the same θ; nothing of it is left
     in search_."""
-    from svmbound import strategy
     from svmbound.kernels import RBFKernel
     from svmbound.solvers import solve_svm_dual
 
-    monkeypatch.setattr(strategy, "NEIGHBOUR_STEPS", {})   # the candidates: the minima alone
+    config = _config(neighbour_steps={})      # the candidates: the minima alone
     seen = 0
     for seed in range(6):
         X, y = make_classification(n_samples=150, n_features=5, random_state=seed)
-        est = BoundSVC(loss="l2", random_state=0).fit(X, y)
+        est = BoundSVC(loss="l2", random_state=0, strategy_config=config).fit(X, y)
         assert "final_warm_start" not in est.search_
         stage = est.search_.stages[est.search_.chosen.split(" minimum")[0]]
         if not np.array_equal(stage.path[-1]["x"], stage.x):
@@ -426,10 +428,9 @@ def test_final_training_starts_from_the_searchs_solution_at_a_chosen_minimum(mon
 @pytest.mark.parametrize("loss", ["l2", "l1"])
 def test_cv_started_as_each_search_ends_gives_the_same_pick_and_trains_each_fold_once(
         loss, monkeypatch):
-    """OVERLAP_CV: a search that ends first validates its candidates while the other runs.
+    """``overlap_cv``: a search that ends first validates its candidates while the other runs.
     The candidates' CV errors and hinge losses, the pick and the number of fold trainings are
     those of validating every candidate after both searches."""
-    from svmbound import strategy
     from svmbound.criteria import reference
 
     X, y = make_classification(n_samples=160, n_features=5, flip_y=0.05, random_state=7)
@@ -438,10 +439,10 @@ def test_cv_started_as_each_search_ends_gives_the_same_pick_and_trains_each_fold
         folds = []
         real = reference.CrossValidationError._fold
         with monkeypatch.context() as m:
-            m.setattr(strategy, "OVERLAP_CV", overlap)
             m.setattr(reference.CrossValidationError, "_fold",
                       lambda self, k, C, *a: folds.append((k, C)) or real(self, k, C, *a))
-            est = BoundSVC(loss=loss, n_jobs=2, random_state=0).fit(X, y)
+            est = BoundSVC(loss=loss, n_jobs=2, random_state=0,
+                           strategy_config=_config(overlap_cv=overlap)).fit(X, y)
         runs[overlap] = (est.search_.candidates, est.best_theta_.tolist(), sorted(folds))
     assert runs[True] == runs[False]
     n_cand = len(runs[True][0])
@@ -481,13 +482,11 @@ def test_searches_share_their_cold_solve_at_the_start_with_the_same_result(
         monkeypatch, loss, saved, n_jobs):
     """For the L2 loss the span and rm-l2 searches both solve the L2-SVM cold at θ₀: made
     once, the fit is the same bit for bit with one training less; the L1 loss shares none."""
-    from svmbound import strategy
-
     X, y = make_classification(n_samples=150, n_features=5, random_state=4)
     fits = {}
     for share in (False, True):
-        monkeypatch.setattr(strategy, "SHARE_COLD_SOLVES", share)
-        fits[share] = BoundSVC(loss=loss, n_jobs=n_jobs, random_state=0).fit(X, y)
+        fits[share] = BoundSVC(loss=loss, n_jobs=n_jobs, random_state=0,
+                               strategy_config=_config(share_cold_solves=share)).fit(X, y)
     off, on = fits[False], fits[True]
     np.testing.assert_array_equal(off.best_theta_, on.best_theta_)
     np.testing.assert_array_equal(off.dual_coef_, on.dual_coef_)

@@ -314,7 +314,7 @@ def tune_ard(X, y, Xt, yt, start, groups, max_iter):
     """L-BFGS-B on R̃²‖w̃‖² over (ln C, one ln σ² per pixel or per group) from the isotropic
     optimum; box ln C ∈ [−10, 10], ln σ_k² ∈ [s* − 5, s* + 10]; test error at every iterate."""
     from svmbound.criteria import make_criterion
-    from svmbound.kernels_ard import ARDRBFKernel
+    from svmbound.kernels.ard import ARDRBFKernel
     from svmbound.search.gradient import minimize_lbfgsb
 
     lc, ls = float(start[0]), float(start[1])
@@ -340,7 +340,7 @@ def tune_ard(X, y, Xt, yt, start, groups, max_iter):
 
 def run_digits(log, max_iter):
     from svmbound.kernels import RBFKernel
-    from svmbound.kernels_ard import tile_groups
+    from svmbound.kernels.ard import tile_groups
 
     X, Xt, y, yt = digits_data()
     log(f"[digits] train {X.shape}, test {Xt.shape}")
@@ -370,7 +370,7 @@ def digits_figure(dg, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from svmbound.kernels_ard import tile_groups
+    from svmbound.kernels.ard import tile_groups
 
     ls = dg["iso"]["theta"][1]
     f64 = -0.5 * (dg["ard"]["theta"][1:] - ls) / math.log(10)          # log10 factor / start
@@ -594,7 +594,7 @@ def profile_eval(X, y, kernel, pts, top=8):
 
 def run_timing(root, dg, repeats, log):
     from svmbound.datasets import load_golub
-    from svmbound.kernels_ard import ARDRBFKernel, ScaledPolynomialKernel
+    from svmbound.kernels.ard import ARDRBFKernel, ScaledPolynomialKernel
 
     rows = []
     if dg is not None:

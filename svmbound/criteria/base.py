@@ -307,24 +307,18 @@ class Criterion(Objective):
         two searches with ``n_jobs=2``, the CV folds, the multi-class pairs) the cores are
         usually taken already, and the two solves then run one after the other in this
         thread: a third thread only queued for the cores and the GIL (4 % slower on the quick
-        benchmark cases, both losses; BENCHMARKS.md). The radius QP gets its own thread there
-        only while a core is idle (``_parallel.idle_core``: the two searches on 16 cores, or
-        on 2 cores once the other search and its CV pieces have ended). On fewer than
+        benchmark cases, both losses; ``docs/decisions.md``). On fewer than
         ``RADIUS_THREAD_MIN_ROWS`` rows (the one-vs-one pairs of most multi-class data) the two
         solves always run one after the other: the hand-off cost more than the overlap saved.
         When the SVM solve is a cold one that another criterion has started
         (:class:`SharedColdSolves`), the radius QP is solved first, while that one runs."""
-        from .._parallel import idle_core, in_pool_worker
+        from .._parallel import in_pool_worker
 
         if self._svm_started_elsewhere(C, kernel):   # the radius QP while that one runs
             r = radius()
             return self.solve_svm(C, kernel), r
-        if self.y.size >= RADIUS_THREAD_MIN_ROWS:
-            if not in_pool_worker():
-                return self._svm_beside_radius(C, kernel, radius)
-            with idle_core() as claimed:
-                if claimed:
-                    return self._svm_beside_radius(C, kernel, radius)
+        if self.y.size >= RADIUS_THREAD_MIN_ROWS and not in_pool_worker():
+            return self._svm_beside_radius(C, kernel, radius)
         svm = self.solve_svm(C, kernel)
         return svm, radius()
 

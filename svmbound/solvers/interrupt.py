@@ -46,16 +46,9 @@ __all__ = ["StopFlag", "SolverInterrupted", "request_stop", "stop_scope", "call_
 #: Seconds between two checks for a KeyboardInterrupt while the main thread waits for a solve.
 POLL_S = 0.05
 
-try:    # CPython's C module behind ``signal``: the same calls without the enum conversions,
-    # which cost 10 µs a solve in ``call_here`` (a handler that is a function is looked up
-    # in signal.Handlers, and fails, at every call) against 0.4 µs
-    from _signal import SIGINT as _SIGINT
-    from _signal import getsignal as _getsignal
-    from _signal import signal as _setsignal
-except ImportError:  # pragma: no cover - other Python implementations
-    from signal import SIGINT as _SIGINT
-    from signal import getsignal as _getsignal
-    from signal import signal as _setsignal
+from signal import SIGINT as _SIGINT
+from signal import getsignal as _getsignal
+from signal import signal as _setsignal
 
 _registry: set = set()
 _registry_lock = threading.Lock()

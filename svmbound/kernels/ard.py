@@ -39,8 +39,8 @@ import functools
 
 import numpy as np
 
-from ._validation import check_degree
-from .kernels import POLY, RBF, Kernel, PolynomialKernel, RBFKernel, _row_blocks, _support
+from .._validation import check_degree
+from .standard import POLY, RBF, Kernel, PolynomialKernel, RBFKernel, _row_blocks, _support
 
 __all__ = ["ARDRBFKernel", "ScaledPolynomialKernel", "tile_groups", "check_groups"]
 
@@ -170,7 +170,7 @@ class _ScaledKernel(Kernel):
         return t
 
     def _check_X(self, X, name="X") -> np.ndarray:
-        from ._sparse import reject_sparse
+        from .._sparse import reject_sparse
 
         reject_sparse(X, f"the {self.name} kernel (per-feature scaling factors)")
         X = np.asarray(X, dtype=np.float64)

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernel_sums import rbf_dist_weighted_sum, rbf_exponents_from_dots
-from ._sparse import dots, issparse, sq_norms
-from ._validation import check_degree, check_positive
+from .._kernel_sums import rbf_dist_weighted_sum, rbf_exponents_from_dots
+from .._sparse import dots, issparse, sq_norms
+from .._validation import check_degree, check_positive
 
 # Codes understood by the numba row computation in ``solvers._smo``.
 LINEAR, RBF, POLY = 0, 1, 2

@@ -1,0 +1,20 @@
+"""Kernel layer (DESIGN.md §2): the only place that knows dense X from sparse X.
+
+* :mod:`.standard` — linear, RBF (θ = ln σ²) and polynomial kernels with their θ-derivatives
+  (Chung §1, DESIGN.md §2), rows and blocks from dense or CSR data;
+* :mod:`.ard` — the RBF and scaled polynomial kernels with one ln σ_k² per feature or group
+  (Chapelle §7.3, §8);
+* :mod:`.choice` — the kernel a search starts from, by the estimators' ``kernel`` name.
+"""
+
+from .ard import ARDRBFKernel, ScaledPolynomialKernel, check_groups, tile_groups
+from .choice import ARD_KERNELS, DEFAULT_DEGREE_RANGE, ESTIMATOR_KERNELS, base_kernel, split_degree
+from .standard import (KERNELS, POLY, RBF, Kernel, LinearKernel, PolynomialKernel, RBFKernel,
+                       _right, _row_blocks, _support, check_kernel, column_mean, is_rbf_params,
+                       make_kernel, rbf_gamma, with_gamma)
+
+__all__ = ["Kernel", "LinearKernel", "RBFKernel", "PolynomialKernel", "ARDRBFKernel",
+           "ScaledPolynomialKernel", "KERNELS", "ARD_KERNELS", "ESTIMATOR_KERNELS",
+           "DEFAULT_DEGREE_RANGE", "POLY", "RBF", "base_kernel", "split_degree", "check_kernel",
+           "check_groups", "tile_groups", "column_mean", "is_rbf_params", "make_kernel",
+           "rbf_gamma", "with_gamma"]

@@ -1,0 +1,55 @@
+"""One entry point for the gradient searches, in the shape of ``scipy.optimize.minimize``.
+
+``minimize(fun, x0, bounds, jac=, method=, options=, callback=)`` minimises f over the box
+``bounds = (lower, upper)`` with
+
+* ``method='bfgs'``: projected BFGS (Chung et al. 2003, §4.2; :mod:`.bfgs`);
+* ``method='lbfgsb'``: SciPy's L-BFGS-B (Chapelle §5; :mod:`.gradient`);
+* ``method='projected-gradient'``: projected steepest descent (:mod:`.gradient`).
+
+``options``: ``gtol`` — the stop on the projected gradient, always relative to |f(x0)|
+(‖P∇f‖ ≤ gtol·|f(x0)|: a criterion's scale differs by data set); ``max_iter``; ``max_fev`` —
+a budget of evaluations of f (bfgs, lbfgsb; None: none); ``backtrack`` ('halve' as Chung, or
+'quadratic') and ``max_step`` (bfgs). Returns the method's :class:`SearchResult`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .bfgs import minimize_projected_bfgs
+from .gradient import minimize_lbfgsb, minimize_projected_gradient
+
+__all__ = ["minimize", "GRADIENT_METHODS"]
+
+GRADIENT_METHODS = ("bfgs", "lbfgsb", "projected-gradient")
+_DEFAULTS = {"gtol": 1e-4, "max_iter": 100, "max_fev": None, "backtrack": "halve",
+             "max_step": 2.0}
+
+
+def minimize(fun, x0, bounds, *, jac, method: str = "bfgs", options: dict | None = None,
+             callback=None):
+    """Minimise ``fun`` over the box ``bounds = (lower, upper)`` from ``x0`` with the
+    gradient ``jac`` (module docstring)."""
+    if method not in GRADIENT_METHODS:
+        raise ValueError(f"method must be one of {GRADIENT_METHODS}, got {method!r}")
+    opts = dict(_DEFAULTS)
+    unknown = set(options or {}) - set(opts)
+    if unknown:
+        raise ValueError(f"unknown options {sorted(unknown)}; valid: {sorted(opts)}")
+    opts.update(options or {})
+    lower, upper = bounds
+    max_iter = int(opts["max_iter"])
+    if method == "bfgs":
+        return minimize_projected_bfgs(fun, jac, x0, lower, upper, max_iter=max_iter,
+                                       gtol_rel=opts["gtol"], max_fev=opts["max_fev"],
+                                       backtrack=opts["backtrack"], max_step=opts["max_step"],
+                                       callback=callback)
+    # the relative gtol made absolute (the search evaluates the start again; a criterion
+    # answers it from this evaluation)
+    gtol_abs = opts["gtol"] * max(abs(fun(x0)), np.finfo(float).tiny)
+    if method == "lbfgsb":
+        return minimize_lbfgsb(fun, jac, x0, lower, upper, max_iter=max_iter, gtol=gtol_abs,
+                               max_fun=opts["max_fev"], callback=callback)
+    return minimize_projected_gradient(fun, jac, x0, lower, upper, max_iter=max_iter,
+                                       gtol=gtol_abs, callback=callback)

@@ -1,0 +1,58 @@
+"""The knobs of the default strategy, in one frozen object passed in.
+
+``BoundSVC(strategy_config=StrategyConfig(...))`` and ``tune_auto(..., config=...)`` take one;
+benchmarks and tests set fields with ``dataclasses.replace(DEFAULT_CONFIG, field=value)``.
+Why each default has its value, with the measurement that chose it: ``docs/decisions.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["StrategyConfig", "DEFAULT_CONFIG"]
+
+
+@dataclass(frozen=True)
+class StrategyConfig:
+    """The default strategy's settings (``svmbound.strategy``), one line each."""
+
+    #: bound criteria searched, by loss (names of ``svmbound.criteria.CRITERIA``)
+    bounds_by_loss: dict = field(default_factory=lambda: {"l2": ("span", "rm-l2"),
+                                                          "l1": ("span", "rm-l1")})
+    #: half-width of the ln σ² box around the data-driven start (Chung's box is ±10)
+    log_sigma2_half_width: float = 10.0
+    #: gradient stop of each bound search, relative to |f(θ₀)|
+    stage_gtol: float = 1e-2
+    #: evaluations each bound search may make: a number, or a dict by criterion name
+    stage_max_fev: object = field(default_factory=lambda: {"span": 4, "rm-l2": 5, "rm-l1": 6})
+    #: the bound searches' solver tolerance, at least (None: the estimator's ``tol``)
+    stage_tol: float | None = 1e-3
+    #: line-search reduction of the bound searches ('quadratic' or Chung's 'halve')
+    stage_backtrack: str = "quadratic"
+    #: longest first trial step of a bound search's line search, ‖Δθ‖
+    stage_max_step: float = 2.0
+    #: whether the searches make a cold solve they both need once (L2: span and rm-l2 at θ₀)
+    share_cold_solves: bool = True
+    #: steps (Δ ln C, Δ ln σ²) from a bound's minimum that are candidates too, by loss, by bound
+    neighbour_steps: dict = field(default_factory=lambda: {"l2": {"rm-l2": ((2.0, 0.0),)},
+                                                           "l1": {"span": ((2.0, 0.0),)}})
+    #: steps from θ₀ that are candidates when θ₀ is one
+    start_steps: tuple = ()
+    #: whether θ₀ is always a candidate (else only when every other is no better than chance)
+    start_candidate: bool = False
+    #: solver tolerance of the final model (LIBSVM's and SVC's 1e-3)
+    validation_tol: float = 1e-3
+    #: solver tolerance of the CV trainings (None: ``validation_tol``), at least ``tol``
+    cv_tol: float | None = 1e-2
+    #: whether a search that ends first starts the CV of its own candidates at once
+    overlap_cv: bool = True
+    #: on large data, validation rows per subsample row (outside the subsample)
+    validation_factor: int = 4
+    #: working memory of one span evaluation with gradient, in m × m doubles (m support vectors)
+    span_working_arrays: float = 2.4
+    #: the least number of search rows the memory cap leaves
+    min_memory_rows: int = 1000
+
+
+#: The settings ``BoundSVC`` uses when given none.
+DEFAULT_CONFIG = StrategyConfig()

@@ -1,0 +1,68 @@
+"""Step 5 of the default strategy: on large data, the rows the searches and the validation use.
+
+On more than 2·m rows the bound searches run on a stratified subsample S of m rows and the
+candidates are validated on up to ``validation_factor``·m other rows V (a hold-out error);
+m = min(``tune_subsample``, :func:`span_memory_rows`), the most rows on which one span-bound
+evaluation fits in half of the cache budget. Only the final model sees every row.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from ..solvers.qp import cache_megabytes
+from .config import DEFAULT_CONFIG, StrategyConfig
+
+__all__ = ["span_memory_rows", "tuning_rows", "take_rows"]
+
+
+def span_memory_rows(cache_size, config: StrategyConfig = DEFAULT_CONFIG) -> int:
+    """The most rows m on which a span-bound evaluation fits in half of the cache budget, every
+    row a support vector: ``span_working_arrays``·8·m² bytes ≤ cache_size/2 (at least
+    ``min_memory_rows``). The span search runs beside the radius–margin search, whose solves
+    hold the other half of the budget (``solvers.qp.cache_share``), so that the tuning's
+    memory stays about the cache plus the data (issue 14). ``cache_size``: MB, "auto" or None
+    (the solvers' default; ``solvers.qp.cache_megabytes``); 200 MB (SVC's) gives 2,336 rows,
+    "auto" on a machine with 16 GB or more (4 GB) 10,575 rows."""
+    mb = float(cache_megabytes(cache_size))
+    m = int(np.sqrt(mb / 2.0 * 2**20 / (8.0 * config.span_working_arrays)))
+    return max(config.min_memory_rows, m)
+
+
+def _stratified_pick(rng, y, rows, m: int) -> np.ndarray:
+    """m of ``rows`` at random, each class of y[rows] in proportion (at least one row of each
+    class, at least two where it has them), sorted."""
+    labels = y[rows]
+    classes, counts = np.unique(labels, return_counts=True)
+    want = np.maximum(np.minimum(counts, 2), np.round(m * counts / rows.size).astype(int))
+    want = np.minimum(want, counts)
+    picked = [rng.choice(rows[labels == c], size=k, replace=False)
+              for c, k in zip(classes, want)]
+    return np.sort(np.concatenate(picked))
+
+
+def tuning_rows(y, subsample: int | None, random_state=None,
+                config: StrategyConfig = DEFAULT_CONFIG):
+    """(S, V): the rows the bound searches use and the rows that validate the candidates, or
+    None when every row is used (``subsample`` None, or n ≤ 2·subsample).
+
+    S: ``subsample`` rows drawn at random within each class in proportion (stratified, every
+    class present); V: up to ``validation_factor``·``subsample`` of the other rows, drawn the
+    same way. Both sorted; ``random_state`` fixes the draw (None: 0, as the CV folds)."""
+    y = np.asarray(y)
+    n = y.size
+    if subsample is None or n <= 2 * int(subsample):
+        return None
+    rng = check_random_state(0 if random_state is None else random_state)
+    every = np.arange(n)
+    S = _stratified_pick(rng, y, every, int(subsample))
+    rest = np.setdiff1d(every, S, assume_unique=True)
+    m_val = min(rest.size, config.validation_factor * int(subsample))
+    V = rest if m_val == rest.size else _stratified_pick(rng, y, rest, m_val)
+    return S, V
+
+
+def take_rows(X, y, weights, rows) -> tuple:
+    """(X, y, weights) restricted to ``rows`` (weights None stays None)."""
+    return X[rows], np.asarray(y)[rows], None if weights is None else np.asarray(weights)[rows]

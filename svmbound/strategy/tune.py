@@ -1,0 +1,229 @@
+"""Steps 2–4 of the default strategy: two bound searches, the candidates' validation, the pick.
+
+:func:`tune_auto` runs, from θ₀ (:mod:`.start`), one gradient search per bound of
+``config.bounds_by_loss`` — the span bound of the L2-SVM (Chapelle eq. 7 smoothed, §4, §6.4)
+and the radius–margin bound of the loss (Chung 1.8 for L2, 3.3 for L1) — side by side on
+``n_jobs`` threads, each stopped early (``stage_gtol``, ``stage_max_fev``: it only has to find
+the region), then validates the candidates (:mod:`.candidates`) by a stratified k-fold CV of
+the loss's SVM (or a hold-out on large data, :mod:`.rows`) and returns the one with the fewest
+errors. The CV of a search's candidates starts as soon as that search ends
+(``overlap_cv``); the results do not depend on the threads.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .._parallel import parallel_map, parallel_map_then
+from ..criteria import criterion_class, make_criterion
+from ..criteria.base import SharedColdSolves
+from ..search.minimize import minimize
+from ..search.result import SearchResult
+from ..solvers.svm import DualSolution
+from .candidates import candidate_points, cv_key, n_folds_for, trivial_errors
+from .config import DEFAULT_CONFIG, StrategyConfig
+from .rows import span_memory_rows, take_rows, tuning_rows
+
+__all__ = ["tune_auto"]
+
+
+def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6,
+              gtol: float | None = None, max_iter: int = 100, n_folds: int = 5,
+              cv_tol: float | None = None, steps=None, start_steps=None, bounds_by_loss=None,
+              random_state=None, cache_size=None,
+              callback=None, method: str = "bfgs", n_jobs=None, wrap=None,
+              sequential_searches=False, weights=None,
+              criterion_factory=None, subsample=None,
+              max_fev=None, config: StrategyConfig = DEFAULT_CONFIG
+              ) -> tuple[SearchResult, int]:
+    """Run the default strategy (module docstring) and return (result, number of SVM
+    trainings). ``result.x`` is the chosen θ, ``result.fun`` its CV error rate,
+    ``result.candidates`` the candidates with their CV errors, ``result.stages`` the bound
+    searches (each a SearchResult with its path), ``result.path`` every evaluation in order.
+    ``method`` is the gradient search of each bound (``search.minimize``; default the
+    projected BFGS of Chung §4.2) with ``max_iter``, ``gtol`` relative to |f(θ₀)| (None:
+    ``config.stage_gtol``) and the budget ``max_fev`` of evaluations of each search (a number
+    or a dict by criterion name; None: ``config.stage_max_fev``). ``config``: the strategy's
+    settings (:class:`StrategyConfig`).
+    ``n_jobs``: joblib threads for the bound searches (run side by side) and the CV folds;
+    the result does not depend on it. ``wrap(criterion, tag)``, if given, wraps every criterion
+    built here (search log, progress: ``svmbound.search.log.RunControl.wrap``), with the
+    criterion's name as its tag; ``sequential_searches`` runs the bound searches one after the
+    other (a search log replays evaluations in the order they were made).
+    ``weights``: per-sample weights w_i > 0 (C_i = C·w_i) of every criterion and of the CV
+    trainings; the CV then counts each held-out error with its weight (``cv_errors`` is that
+    weighted count, ``cv_rate`` it over Σw).
+    ``criterion_factory(name, X, y, kernel, loss=, random_state=, tol=, **kw)`` builds every
+    criterion (the bounds by name, and 'cv-error' with ``n_folds``/``n_jobs``); default
+    ``svmbound.criteria.make_criterion`` on ±1 labels. The multi-class estimator passes
+    ``svmbound.criteria.pairs.pairwise_criterion`` with class indices as ``y``: the bounds are
+    then summed over the one-vs-one pairs and the CV error is that of the voting machine.
+    ``subsample``: on more than 2·m rows, m = min(``subsample``, :func:`span_memory_rows`
+    (``cache_size``)), step 5 of the module docstring (the searches on a stratified subsample
+    of m rows, a hold-out validation); ``result.subsample`` then gives the rows used
+    ({"search": m, "validation": v, "of": n}), else None. ``subsample`` None: every row,
+    whatever the memory."""
+    make = make_criterion if criterion_factory is None else criterion_factory
+    max_fev = config.stage_max_fev if max_fev is None else max_fev
+    gtol = config.stage_gtol if gtol is None else gtol
+    search_tol = tol if config.stage_tol is None else max(float(tol), config.stage_tol)
+
+    t0 = time.perf_counter()
+    names = (bounds_by_loss or config.bounds_by_loss)[loss]
+    kw = {} if cache_size is None else {"cache_size": cache_size}
+    if subsample is not None:           # the span search's memory within the cache budget
+        subsample = min(int(subsample), span_memory_rows(cache_size, config))
+    split = tuning_rows(y_pm, subsample, random_state, config)
+    if split is None:
+        Xs, ys, ws = Xv, yv, wv = X, y_pm, weights
+        val_kw = {"n_folds": n_folds_for(y_pm, n_folds)}
+    else:
+        S, V = split
+        Xs, ys, ws = take_rows(X, y_pm, weights, S)
+        Xv, yv, wv = take_rows(X, y_pm, weights, np.concatenate([S, V]))
+        val_kw = {"folds": [(np.arange(S.size), np.arange(S.size, S.size + V.size))]}
+
+    # the two searches start at the same θ₀: a cold solve both need is made once
+    shared = SharedColdSolves()
+
+    def search(name):
+        crit_loss = loss if loss in criterion_class(name).losses() else None
+        crit = make(name, Xs, ys, kernel, loss=crit_loss, random_state=random_state,
+                    tol=search_tol, weights=ws, **kw)
+        if config.share_cold_solves and hasattr(crit, "share_cold_solves"):
+            crit.share_cold_solves(shared)     # the same rows (Xs, ys, ws) for every search
+        if wrap is not None:
+            crit = wrap(crit, name)
+        fev = _budget(max_fev, name)
+        res = minimize(crit.fun, x0, (lower, upper), jac=crit.grad, method=method,
+                       options={"gtol": gtol, "max_iter": max_iter, "max_fev": fev,
+                                "backtrack": config.stage_backtrack,
+                                "max_step": config.stage_max_step}, callback=callback)
+        res.criterion = crit.name
+        return crit.name, res, crit.n_trainings, _solution_at(crit, res.x, loss, split)
+
+    # the searches are independent: joblib threads (numba SMO and BLAS release the GIL)
+    cv = make("cv-error", Xv, yv, kernel, loss=loss,
+              random_state=0 if random_state is None else random_state,
+              tol=_cv_tol(tol, config) if cv_tol is None else cv_tol,
+              n_jobs=n_jobs, weights=wv, **val_kw, **kw)
+    if sequential_searches or not config.overlap_cv or not hasattr(cv, "pieces"):
+        done = parallel_map(search, names, 1 if sequential_searches else n_jobs)
+    else:
+        # a search that ends first validates its own candidates while the other still runs
+        # (the candidate list below is the same points: its pieces are then found trained)
+        pieces = {}
+
+        def then(i, out):
+            own = candidate_points(x0, [(names[i], np.asarray(out[1].x, float))], lower,
+                                   upper, steps, start_steps, loss=loss, config=config)
+            pieces[i] = cv.pieces([theta for _, theta in own], rank=i)
+            return pieces[i]
+
+        done, trained = parallel_map_then(search, names, then, cv.run_piece, n_jobs)
+        for i, outs in enumerate(trained):      # in the order of the searches: deterministic
+            cv.keep_pieces(pieces[i], outs)
+    minima, stages, path = [], {}, []
+    n_trainings = nfev = njev = 0
+    solutions = {}
+    for name, res, n_train, sol in done:
+        stages[name] = res
+        if sol is not None:
+            solutions[f"{name} minimum"] = sol
+        minima.append((name, np.asarray(res.x, float)))
+        n_trainings += n_train
+        nfev += res.nfev
+        njev += res.njev
+        path.extend(dict(e, stage=name) for e in res.path)
+
+    cands = candidate_points(x0, minima, lower, upper, steps, start_steps, loss=loss,
+                             config=config)
+    if wrap is not None:
+        cv = wrap(cv, "cv-error")
+    records = []
+
+    def validate(points):
+        if hasattr(cv, "precompute"):  # every candidate's folds at once (CrossValidationError)
+            logged = cv.logged_ahead() if hasattr(cv, "logged_ahead") else 0
+            cv.precompute([theta for _, theta in points], skip=logged)
+        for src, theta in points:
+            ev = cv.evaluate(theta, need_grad=False)
+            errors = int(ev.value) if weights is None else float(ev.value)
+            records.append({"source": src, "x": theta.tolist(), "cv_errors": errors,
+                            "cv_rate": ev.info["rate"], "cv_hinge": ev.info["hinge"]})
+            path.append({"x": theta.tolist(), "value": ev.value, "grad": None,
+                         "time_s": time.perf_counter() - t0, "accepted": False,
+                         "stage": "cv-error"})
+
+    validate(cands)
+    trivial = trivial_errors(cv)
+    start_added = False
+    if min(r["cv_errors"] for r in records) >= trivial - 1e-9:
+        # every bound's candidate is no better than predicting the larger class (both
+        # searches ran off, e.g. to a σ² so small that the SVM memorises): validate θ₀ too
+        # the same list with the start appended (candidate_points drops its duplicates)
+        extra = candidate_points(x0, minima, lower, upper, steps, start_steps,
+                                 include_start=True, loss=loss, config=config)[len(cands):]
+        validate(extra)
+        start_added = bool(extra)
+    n_trainings += cv.n_trainings
+    best = min(range(len(records)), key=lambda i: cv_key(records[i]))
+    chosen = records[best]
+    n_held = cv._total()
+    out_of = (f"{chosen['cv_errors']} of {int(n_held)}" if wv is None else
+              f"weighted {chosen['cv_errors']:.6g} of {n_held:.6g}")
+    how = f"{cv.n_folds}-fold CV error"
+    sub = None
+    if split is not None:
+        sub = {"search": int(split[0].size), "validation": int(split[1].size),
+               "of": int(np.asarray(y_pm).size)}
+        how = (f"hold-out error (searches and trainings on {sub['search']} of {sub['of']} "
+               f"rows, validated on {sub['validation']} others)")
+    message = f"chose the {chosen['source']} by {how} ({out_of}) among {len(records)} candidates"
+    if start_added:
+        message += ("; the bounds' candidates were no better than always predicting the larger "
+                    "class, so the start was validated too")
+    result = SearchResult(
+        x=np.asarray(chosen["x"]), fun=chosen["cv_rate"], jac=None, nfev=nfev + len(records),
+        njev=njev, nit=sum(r.nit for r in stages.values()), success=True, status=0,
+        message=message, path=path, candidates=records, stages=stages, chosen=chosen["source"],
+        n_folds=cv.n_folds, subsample=sub,
+        validation={"how": how.split(" (")[0], "trivial_rate": trivial / n_held})
+    # (solution, θ) of the search's own solve when a minimum is chosen (not a step from it),
+    # for the final training (popped by the estimator: not part of search_)
+    warm = solutions.get(chosen["source"])
+    if warm is not None:
+        result.final_warm_start = warm
+    return result, n_trainings
+
+
+def _cv_tol(tol: float, config: StrategyConfig) -> float:
+    """The CV trainings' solver tolerance: ``config.cv_tol`` (``validation_tol`` when None), at least
+    the estimator's ``tol``."""
+    return max(float(tol), config.validation_tol if config.cv_tol is None else config.cv_tol)
+
+
+def _budget(max_fev, name: str) -> int | None:
+    """The evaluation budget of the search of criterion ``name``: ``max_fev`` itself, or its
+    entry for ``name`` when it is a dict (a criterion it does not name gets its largest)."""
+    if isinstance(max_fev, dict):
+        return max_fev.get(name, max(max_fev.values()))
+    return max_fev
+
+
+def _solution_at(crit, x, loss: str, split) -> tuple | None:
+    """(solution, θ): the SVM solution a bound search made at its minimum ``x``, when it is
+    one the final model can start from: the criterion's last evaluation was at ``x`` (not a
+    rejected trial after it), on every row (no subsample), of the estimator's loss, a binary
+    solution. When the minimum is chosen the final training (same θ, same tolerance:
+    ``stage_tol`` = ``validation_tol``) starts from it and stops at once — one training on
+    every row saved. None otherwise."""
+    inner = getattr(crit, "criterion", crit)   # a search log's wrapper: the real criterion
+    last, sol = getattr(inner, "last", None), getattr(inner, "_svm_prev", None)
+    if (split is not None or last is None or not isinstance(sol, DualSolution)
+            or sol.loss != loss or sol.gradient_bar is None
+            or not np.array_equal(last.theta, np.asarray(x, dtype=float))):
+        return None
+    return sol, np.array(last.theta, dtype=float)
