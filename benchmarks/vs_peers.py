@@ -307,20 +307,19 @@ def run_peer(method, X, y, seed, jobs):
 
 
 def run_ours(method, X, y, seed, jobs=None):
+    import dataclasses
+
     from svmbound import BoundSVC
+    from svmbound.strategy import DEFAULT_CONFIG
 
-    from svmbound import strategy
-
-    saved = strategy.NEIGHBOUR_STEPS, strategy.START_STEPS, strategy.START_CANDIDATE
+    config = None
     if method.endswith("-wide"):
-        strategy.NEIGHBOUR_STEPS = strategy.START_STEPS = WIDE_STEPS
-        strategy.START_CANDIDATE = True
-    try:
-        with warnings.catch_warnings(record=True) as w:
-            warnings.simplefilter("always")
-            est = BoundSVC(random_state=seed, n_jobs=jobs, **OURS[method]).fit(X, y)
-    finally:
-        strategy.NEIGHBOUR_STEPS, strategy.START_STEPS, strategy.START_CANDIDATE = saved
+        config = dataclasses.replace(DEFAULT_CONFIG, neighbour_steps=WIDE_STEPS,
+                                     start_steps=WIDE_STEPS, start_candidate=True)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        est = BoundSVC(random_state=seed, n_jobs=jobs, strategy_config=config,
+                       **OURS[method]).fit(X, y)
     est.bench_warnings_ = [str(x.message) for x in w if issubclass(x.category, RuntimeWarning)]
     return est, est.n_trainings_
 

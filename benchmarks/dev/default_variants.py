@@ -16,7 +16,7 @@ evaluations. Used to choose ``STAGE_MAX_FEV`` and to reject a looser ``STAGE_GTO
         [--cache-size MB] [--json-out FILE] [--skip-big | --only-big]
     python benchmarks/dev/default_variants.py --compare A1.jsonl,A2.jsonl=B1.jsonl,B2.jsonl
 
-``--set STAGE_MAX_FEV=6`` sets ``svmbound.strategy.STAGE_MAX_FEV`` (``tune_auto`` reads its
+``--set STAGE_MAX_FEV=6`` sets the field ``stage_max_fev`` of the ``StrategyConfig`` passed to the fits (``tune_auto`` reads its
 settings when it runs); a dotted name sets that module's setting, e.g.
 ``--set criteria.reference.SHARED_GRAM_FRACTION=None``. ``--skip-big`` leaves out the six
 largest cases (mushrooms, ijcnn1-5k, a1a, w1a, splice, svmguide1); ``--only-big`` runs only
@@ -47,29 +47,57 @@ RECORDED = (Path(__file__).resolve().parents[1] / "results" / "vs_peers-2cores.j
             Path(__file__).resolve().parents[1] / "results" / "aside-2cores.jsonl")
 
 
+_config = None     # the StrategyConfig that the undotted settings change (current_config)
+
+
+def current_config():
+    """The default strategy's settings with every undotted NAME=VALUE set so far, for
+    ``BoundSVC(strategy_config=current_config())``."""
+    from svmbound.strategy import DEFAULT_CONFIG
+
+    return DEFAULT_CONFIG if _config is None else _config
+
+
 def setting_target(name: str):
-    """(module, attribute) of a setting: NAME is ``svmbound.strategy.NAME``, a dotted
-    ``sub.module.NAME`` is ``svmbound.sub.module.NAME`` (e.g.
-    ``criteria.reference.SHARED_GRAM_FRACTION``); a SystemExit naming it when there is none."""
+    """(module, attribute) of a dotted setting ``sub.module.NAME`` of svmbound (e.g.
+    ``criteria.reference.SHARED_GRAM_FRACTION``), or (None, field) for an undotted NAME, a
+    field of ``svmbound.strategy.StrategyConfig`` (``STAGE_MAX_FEV`` or ``stage_max_fev``); a
+    SystemExit naming it when there is none."""
+    import dataclasses
     import importlib
 
+    from svmbound.strategy import StrategyConfig
+
     module_name, _, attr = name.rpartition(".")
+    if not module_name:
+        fields = {f.name for f in dataclasses.fields(StrategyConfig)}
+        if attr.lower() not in fields:
+            raise SystemExit(f"StrategyConfig has no field {attr.lower()!r}; fields: "
+                             + ", ".join(sorted(fields)))
+        return None, attr.lower()
     try:
-        module = importlib.import_module("svmbound." + (module_name or "strategy"))
+        module = importlib.import_module("svmbound." + module_name)
     except ImportError:
         module = None
     if module is None or not hasattr(module, attr):
-        raise SystemExit(f"svmbound.{module_name or 'strategy'} has no setting {attr!r}")
+        raise SystemExit(f"svmbound.{module_name} has no setting {attr!r}")
     return module, attr
 
 
 def get_setting(name: str):
-    return getattr(*setting_target(name))
+    module, attr = setting_target(name)
+    return getattr(current_config() if module is None else module, attr)
 
 
 def set_setting(name: str, value) -> None:
+    import dataclasses
+
+    global _config
     module, attr = setting_target(name)
-    setattr(module, attr, value)
+    if module is None:
+        _config = dataclasses.replace(current_config(), **{attr: value})
+    else:
+        setattr(module, attr, value)
 
 
 def parse_settings(items) -> dict:
@@ -139,7 +167,8 @@ def main(argv=None):
             t0 = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                est = BoundSVC(loss=loss, n_jobs=2, n_folds=args.n_folds, **extra).fit(X, y)
+                est = BoundSVC(loss=loss, n_jobs=2, n_folds=args.n_folds,
+                               strategy_config=current_config(), **extra).fit(X, y)
             t = time.perf_counter() - t0
             err = float(np.mean(est.predict(Xt) != yt))
             grid = recorded[(suite, name)]["grid"]["error"]

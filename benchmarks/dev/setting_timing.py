@@ -28,7 +28,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/
 
 from _report import data_root  # noqa: E402
-from default_variants import get_setting, parse_settings, set_setting  # noqa: E402
+from default_variants import current_config, get_setting, parse_settings, set_setting  # noqa: E402
 from vs_peers import cases  # noqa: E402
 
 
@@ -65,7 +65,8 @@ def main(argv=None) -> int:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     t0 = time.perf_counter()
-                    BoundSVC(loss=args.loss, random_state=0, n_jobs=args.jobs).fit(X, y)
+                    BoundSVC(loss=args.loss, random_state=0, n_jobs=args.jobs,
+                             strategy_config=current_config()).fit(X, y)
                     times[k].append(time.perf_counter() - t0)
         a, b = float(np.median(times[0])), float(np.median(times[1]))
         ratios.append(b / a)
