@@ -2,6 +2,7 @@
 # One entry point that sets itself up: creates .venv and installs svmbound on first use.
 #   bash run.sh demo    tune an SVM on scikit-learn's bundled breast-cancer data
 #   bash run.sh test    run the whole test suite
+#   bash run.sh bench   the quick benchmark suite against the peers, 2 jobs (BENCHMARKS.md)
 #   bash run.sh <args>  any `svmbound` command, e.g. bash run.sh tune data.libsvm --json
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -19,5 +20,7 @@ cmd="${1:-demo}"
 case "$cmd" in
     test) shift; cd "$here" && exec "$venv/bin/python" -m pytest -q "$@" ;;
     demo) shift; exec "$venv/bin/svmbound" demo "$@" ;;
+    bench) shift; cd "$here" && exec "$venv/bin/python" benchmarks/vs_peers.py --quick --jobs 2 \
+        --methods grid random l2 l1 "$@" ;;
     *) exec "$venv/bin/svmbound" "$@" ;;
 esac
