@@ -18,7 +18,8 @@ import numpy as np
 from . import __version__, cli_gridpy
 from .criteria import ALIASES, CRITERIA
 from ._validation import check_known_labels
-from .estimators import ARD_KERNELS, ESTIMATOR_KERNELS, SEARCHES, BoundSVC
+from .estimators import SEARCHES, BoundSVC
+from .kernels import ARD_KERNELS, ESTIMATOR_KERNELS
 
 
 def _add_tune_options(p):
@@ -234,14 +235,15 @@ def load_inputs(train, test=None, scale=False, n_features=None, sparse=False) ->
     −1, which makes sparse data dense) reads dense with ``sparse="auto"`` and is a ValueError
     with ``sparse=True``.
 
-    Both files are read together (``datasets.load_libsvm_files``): one column numbering for
-    both, so that a stray ``0:`` in either never shifts one file's columns against the other's.
-    The width is the training file's (or ``n_features``: a training file using more is a
-    ValueError naming the line); test features beyond it are dropped with a ``DataWarning``.
-    With ``scale``, features are scaled to [-1, 1] like svm-scale, fitted on the training data.
+    Both files are read together (``datasets.load_libsvm_files`` with ``width="first"``): one
+    column numbering for both, so that a stray ``0:`` in either never shifts one file's columns
+    against the other's. The width is the training file's (or ``n_features``: a training file
+    using more is a ValueError naming the line); test features beyond it are dropped with a
+    ``DataWarning``. The size checks (the dense limit, the warning for costly empty columns)
+    see the final width. With ``scale``, features are scaled to [-1, 1] like svm-scale, fitted
+    on the training data.
     """
-    from .datasets import load_libsvm, load_libsvm_files
-    from .exceptions import DataWarning
+    from .datasets import load_libsvm_files
 
     paths = [train] if test is None else [train, test]
     if scale:
@@ -249,22 +251,10 @@ def load_inputs(train, test=None, scale=False, n_features=None, sparse=False) ->
             raise ValueError("--scale maps every 0 to -1 (svm-scale to [-1, 1]), which makes "
                              "sparse data dense: use --sparse no with --scale, or no --scale")
         sparse = False
-    parts, info = load_libsvm_files(paths, return_info=True, sparse=sparse)
-    base = info["base"]
-    n_train = info["n_columns"][0]
-    if n_features is not None and n_train > n_features:
-        load_libsvm(train, n_features=n_features)        # raises, naming the line
-    width = n_train if n_features is None else int(n_features)
-    X, y = _fit_width(parts[0], width), parts[1]
-    Xt = yt = None
-    if test is not None:
-        Xt, yt = parts[2], parts[3]
-        n_test = info["n_columns"][1]
-        if n_test > width:
-            warnings.warn(f"test file {test} uses feature indices up to {n_test + base - 1}, "
-                          f"beyond the {width} features of the training data; they are ignored",
-                          DataWarning, stacklevel=2)
-        Xt = _fit_width(Xt, width)
+    parts, info = load_libsvm_files(paths, n_features, return_info=True, sparse=sparse,
+                                    width="first")
+    X, y = parts[0], parts[1]
+    Xt, yt = (parts[2], parts[3]) if test is not None else (None, None)
     if scale:
         from sklearn.preprocessing import MinMaxScaler
 
@@ -272,7 +262,7 @@ def load_inputs(train, test=None, scale=False, n_features=None, sparse=False) ->
         X = scaler.transform(X)
         if Xt is not None:
             Xt = scaler.transform(Xt)
-    return {"X": X, "y": y, "X_test": Xt, "y_test": yt, "base": base}
+    return {"X": X, "y": y, "X_test": Xt, "y_test": yt, "base": info["base"]}
 
 
 def _sparse_mode(args):
@@ -281,19 +271,6 @@ def _sparse_mode(args):
     if args.sparse == "auto":
         return False if str(getattr(args, "kernel", "")).startswith("ard") else "auto"
     return args.sparse == "yes"
-
-
-def _fit_width(X, width: int):
-    """X cut or zero-padded to ``width`` columns."""
-    from ._sparse import issparse
-
-    if issparse(X):
-        X = X[:, :width].tocsr() if X.shape[1] >= width else X.copy()
-        X.resize((X.shape[0], width))
-        return X
-    if X.shape[1] >= width:
-        return np.ascontiguousarray(X[:, :width])
-    return np.hstack([X, np.zeros((X.shape[0], width - X.shape[1]))])
 
 
 def load_train_test(train, test=None, scale=False, n_features=None):

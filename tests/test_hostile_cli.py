@@ -1,0 +1,209 @@
+"""Hostile input to the command line and the LIBSVM reader, round two (issue 29, items 9-13).
+
+* 9: a stray huge feature index (``1 1:1 134217728:1``), or a large ``n_features``, is read as
+  free empty columns of a CSR matrix (nothing of that width is allocated) with a DataWarning
+  that names the line and the cost;
+* 10: a file without line ends (``/dev/zero``, a long line) is refused after at most one line's
+  limit, naming the file and the line;
+* 11: every output path is checked before the search, naming its option; model, plot and
+  ``-out`` files are written atomically; ``--log DIR`` is an error about a folder;
+* 12: SIGTERM is handled as Ctrl-C: best-so-far report, exit status 143;
+* 13: a log is locked while a run writes it; a second writer is refused.
+
+The LIBSVM files are parsed by scikit-learn's ``load_svmlight_files`` (issue 28, item 6).
+"""
+
+import bz2
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import dump_svmlight_file, make_classification
+
+from svmbound import datasets
+from svmbound.cli import main
+from svmbound.datasets import load_libsvm, load_libsvm_files
+from svmbound.exceptions import DataWarning
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _env():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory):
+    """The issue's ``base.txt``: make_classification(200, 5), 1-based LIBSVM; and
+    ``stray.txt``: the same plus the line ``1 1:1 134217728:1``."""
+    d = tmp_path_factory.mktemp("hostile")
+    X, y = make_classification(200, 5, n_informative=3, n_redundant=0, random_state=0)
+    dump_svmlight_file(X, np.where(y == 1, 1, -1), str(d / "base.txt"), zero_based=False)
+    text = (d / "base.txt").read_text()
+    (d / "stray.txt").write_text(text + "1 1:1 134217728:1\n")
+    return d
+
+
+class _NoSearch(Exception):
+    pass
+
+
+def _no_search(monkeypatch):
+    """Make BoundSVC.fit fail at once: what happens before the search is what is tested."""
+    import svmbound.cli as cli
+
+    def fit(self, X, y, sample_weight=None):
+        raise _NoSearch(X.shape)
+
+    monkeypatch.setattr(cli.BoundSVC, "fit", fit)
+
+
+# -- item 9: a stray huge feature index ---------------------------------------------------------
+def test_a_stray_huge_index_is_read_as_free_empty_columns_with_a_warning(base):
+    tracemalloc.start()
+    try:
+        with pytest.warns(DataWarning) as rec:
+            (X, y), info = load_libsvm_files([base / "stray.txt"], return_info=True,
+                                             sparse="auto")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert info["sparse"] is True and X.format == "csr" and X.shape == (201, 134217728)
+    assert X.nnz == 1002 and X[200, 134217727] == 1.0          # nothing the file says is dropped
+    # empty columns are free: nothing of the width (1 GiB at 8 bytes a column) was allocated
+    assert peak < 32 * 2**20, peak
+    (msg,) = [str(w.message) for w in rec]
+    assert "stray.txt, line 201: feature index 134217728" in msg
+    assert "the next largest index is 5" in msg and "of which 6 hold a value" in msg
+    assert "1 GiB" in msg and "column-pointer array" in msg
+
+
+def test_a_normal_file_gives_no_warning_about_its_columns(base):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DataWarning)
+        for sparse in (False, True, "auto"):
+            load_libsvm_files([base / "base.txt"], sparse=sparse)
+
+
+def test_a_large_n_features_warns_with_the_cost_dense_and_sparse(base):
+    with pytest.warns(DataWarning, match=r"n_features=100000000 makes 100000000 columns, of "
+                                         r"which 5 hold a value; read as CSR.*763 MiB"):
+        X, _ = load_libsvm(base / "base.txt", n_features=10**8, sparse=True)
+    assert X.shape == (200, 10**8) and X.nnz == 1000
+    with pytest.warns(DataWarning, match=r"read dense, the empty columns take 76\.\d MiB of "
+                                         r"the 200 x 50000 float64 matrix"):
+        X, _ = load_libsvm(base / "base.txt", n_features=50000)
+    assert X.shape == (200, 50000)
+
+
+def test_the_cli_warns_about_the_stray_index_before_the_search(base, capsys, monkeypatch):
+    _no_search(monkeypatch)
+    with pytest.raises(_NoSearch):
+        main(["tune", str(base / "stray.txt"), "--quiet"])
+    err = capsys.readouterr().err
+    assert "svmbound: warning: " in err and "stray.txt, line 201: feature index 134217728" in err
+    with pytest.raises(_NoSearch):
+        main(["tune", str(base / "base.txt"), "--quiet", "--n-features", "100000000"])
+    assert "n_features=100000000 makes 100000000 columns" in capsys.readouterr().err
+
+
+def test_the_cli_refuses_a_dense_n_features_beyond_the_limit_before_allocating(base, capsys):
+    """--n-features used to pad the dense matrix with np.hstack after the size check."""
+    assert main(["tune", str(base / "base.txt"), "--quiet", "--sparse", "no",
+                 "--n-features", "100000000"]) == 2
+    err = capsys.readouterr().err
+    assert "n_features=100000000 would make a dense 200 x 100000000 float64 matrix" in err
+
+
+# -- item 10: no line end -----------------------------------------------------------------------
+def test_dev_zero_is_refused_at_once_naming_the_file(capsys):
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match=r"/dev/zero, line 1: a NUL byte \(binary data\)"):
+        load_libsvm("/dev/zero")
+    assert time.perf_counter() - t0 < 5
+    assert main(["tune", "/dev/zero", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("svmbound: error: /dev/zero, line 1") and err.count("\n") == 1
+
+
+def test_dev_zero_through_the_command_in_bounded_memory():
+    """The command itself, with 3 GiB of address space: it used to read until the memory ran
+    out and print 'out of memory ()' without the file."""
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, 3 * 2**30))
+
+    p = subprocess.run([sys.executable, "-m", "svmbound.cli", "tune", "/dev/zero", "--quiet"],
+                       cwd=REPO, env=_env(), capture_output=True, text=True, timeout=120,
+                       preexec_fn=limit)
+    assert p.returncode == 2 and "/dev/zero, line 1" in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("compress", ["", ".bz2"])
+def test_a_line_longer_than_the_limit_is_refused_naming_the_line(tmp_path, compress, capsys,
+                                                                 monkeypatch):
+    path = tmp_path / ("long.txt" + compress)
+    long = "1 " + " ".join(f"{k}:1" for k in range(1, 301))        # line 3: 1,693 bytes
+    with (bz2.open if compress else open)(path, "wt") as fh:
+        fh.write(f"1 1:1\n-1 2:1\n{long}\n-1 1:2\n")
+    with pytest.raises(ValueError, match=r"long\.txt(\.bz2)?, line 3: longer than 1000 bytes "
+                                         r"without a line end"):
+        load_libsvm(path, max_line_bytes=1000)
+    X, _ = load_libsvm(path, max_line_bytes=len(long))      # exactly at the limit: read
+    assert X.shape == (4, 300)
+    with pytest.raises(ValueError, match="line 3: longer than 1.65 KiB"):
+        load_libsvm(path, max_line_bytes=len(long) - 1)
+    monkeypatch.setattr(datasets, "MAX_LINE_BYTES", 1000)   # the command's limit
+    assert main(["tune", str(path), "--quiet"]) == 2
+    assert "long.txt" in capsys.readouterr().err
+
+
+def test_the_reader_splits_lines_across_chunks_exactly(tmp_path, monkeypatch):
+    """Lines that straddle the reader's chunks, CRLF ends and no final line end: the same
+    matrix as scikit-learn's own reader of the open file."""
+    from sklearn.datasets import load_svmlight_file
+
+    rng = np.random.default_rng(0)
+    lines = []
+    for i in range(300):
+        idx = np.sort(rng.choice(np.arange(1, 60), size=rng.integers(0, 20), replace=False))
+        lines.append(f"{rng.choice([-1, 1])} " + " ".join(f"{k}:{rng.normal():.6g}" for k in idx))
+    path = tmp_path / "mixed.txt"
+    path.write_bytes(("\r\n".join(lines[:150]) + "\n" + "\n".join(lines[150:])).encode())
+    monkeypatch.setattr(datasets, "_CHUNK_BYTES", 97)
+    X, y = load_libsvm(path, sparse=True)
+    ref, yr = load_svmlight_file(str(path), zero_based=False, n_features=X.shape[1])
+    assert (X != ref).nnz == 0 and np.array_equal(y, yr)
+
+
+def test_a_nul_byte_names_its_line(tmp_path):
+    path = tmp_path / "nul.txt"
+    path.write_bytes(b"1 1:1\n-1 2:1\n1 1:\x002\n")
+    with pytest.raises(ValueError, match=r"nul\.txt, line 3: a NUL byte"):
+        load_libsvm(path)
+
+
+# -- issue 28, item 6: scikit-learn's load_svmlight_files -------------------------------------
+def test_the_files_are_parsed_together_by_load_svmlight_files(base, tmp_path, monkeypatch):
+    import sklearn.datasets
+
+    calls = []
+    real = sklearn.datasets.load_svmlight_files
+    monkeypatch.setattr(sklearn.datasets, "load_svmlight_files",
+                        lambda files, **kw: calls.append(len(files)) or real(files, **kw))
+    X, y, Xt, yt = load_libsvm_files([base / "base.txt", base / "base.txt"])
+    assert calls == [2] and X.shape == Xt.shape == (200, 5)
+    bad = tmp_path / "bad_test.txt"
+    bad.write_text("1 1:1\n-1 2:1\n1 3:x\n")
+    with pytest.raises(ValueError, match=r"bad_test\.txt, line 3: value 'x'"):
+        load_libsvm_files([base / "base.txt", bad])
