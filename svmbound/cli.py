@@ -126,12 +126,7 @@ def run_control_kwargs(args, err=None) -> dict:
     err = sys.stderr if err is None else err
     log = getattr(args, "log", None)
     resume = getattr(args, "resume", None)
-    if log is not None and resume is not None and os.path.abspath(log) != os.path.abspath(resume):
-        raise ValueError(f"--log {log} and --resume {resume} name different files; --resume "
-                         "FILE alone continues FILE and logs to it")
-    if resume is None and log is not None and os.path.exists(log) and os.path.getsize(log) > 0:
-        raise ValueError(f"log file {log} exists: continue that run with --resume {log}, or "
-                         "remove it")
+    check_log_options(args)
     bar = bool(getattr(args, "progress", False)) or (not args.quiet and stderr_is_terminal(err))
     if resume is not None and not args.quiet:
         what = ("resuming the run logged in" if os.path.exists(resume)
@@ -139,6 +134,25 @@ def run_control_kwargs(args, err=None) -> dict:
         print(f"[svmbound] {what} {resume}", file=err, flush=True)
     return {"verbose": 0 if (args.quiet or bar) else 1, "progress": bar,
             "log_file": resume if resume is not None else log, "resume": resume is not None}
+
+
+def check_log_options(args) -> None:
+    """--log and --resume: one file, not a folder, in a folder where a file can be created;
+    --log refuses an existing non-empty file (--resume continues it). ValueErrors naming the
+    option."""
+    import os
+
+    log = getattr(args, "log", None)
+    resume = getattr(args, "resume", None)
+    if log is not None and resume is not None and os.path.abspath(log) != os.path.abspath(resume):
+        raise ValueError(f"--log {log} and --resume {resume} name different files; --resume "
+                         "FILE alone continues FILE and logs to it")
+    for option, path in (("--resume", resume), ("--log", log)):
+        if path is not None:
+            check_output_path(path, option)
+    if resume is None and log is not None and os.path.isfile(log) and os.path.getsize(log) > 0:
+        raise ValueError(f"log file {log} exists: continue that run with --resume {log}, or "
+                         "remove it")
 
 
 def report_interrupted(est, args, out=None, t0=None) -> dict:
@@ -279,30 +293,30 @@ def load_train_test(train, test=None, scale=False, n_features=None):
     return d["X"], d["y"], d["X_test"], d["y_test"]
 
 
-def check_output_path(path, option: str) -> None:
-    """Raise a ValueError naming ``option`` unless a file can be written at ``path``: its folder
-    must exist and the file must be creatable (probed by creating and removing it) or, if it
-    exists, a writable regular file. Called before a search, so that a typo in an output path
-    does not cost the whole search."""
-    import os
-    from pathlib import Path
+check_output_path = cli_gridpy.check_output_path
+write_atomic = cli_gridpy.write_atomic
 
-    p = Path(path).expanduser()
-    folder = p.parent if str(p.parent) else Path(".")
-    if not folder.is_dir():
-        raise ValueError(f"{option} {path}: folder {folder} does not exist")
-    if p.is_dir():
-        raise ValueError(f"{option} {path} is a folder, not a file name")
-    try:
-        if p.exists():
-            with open(p, "ab"):
-                pass
-        else:
-            with open(p, "xb"):
-                pass
-            os.unlink(p)
-    except OSError as exc:
-        raise ValueError(f"{option} {path}: cannot write there ({exc.strerror or exc})") from None
+
+def check_outputs(args) -> None:
+    """Every output path of ``tune``/``demo`` checked before the data are read and the search
+    runs, each error naming its option (issue 29, item 11): --plot (and its options), --log
+    and --resume here; --model and -out in ``cli_gridpy.resolve``. Two options naming one file
+    are refused."""
+    import os
+
+    check_plot_options(args)
+    check_log_options(args)
+    named = {}
+    for option in ("--model", "-out", "--plot", "--log", "--resume"):
+        path = getattr(args, {"--model": "model", "-out": "gridpy_out", "--plot": "plot",
+                              "--log": "log", "--resume": "resume"}[option], None)
+        if path is None:
+            continue
+        key = os.path.realpath(os.path.expanduser(path))
+        other = named.setdefault(key, option)
+        if other != option and {other, option} != {"--log", "--resume"}:
+            raise ValueError(f"{other} and {option} name the same file {path}; give each its "
+                             "own")
 
 
 def check_plot_options(args) -> None:
@@ -390,9 +404,13 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
         report["scaling_factors"] = _jsonable(est.kernel_.scaling_factors)
     if Xt is not None:
         report["test_accuracy"] = float(est.score(Xt, yt))
+    failed = []                 # output files that could not be written (full disk, ...)
     if getattr(args, "model", None):
-        est.save_libsvm_model(args.model)
-        report["model"] = args.model
+        try:
+            write_atomic(args.model, "--model", est.save_libsvm_model)
+            report["model"] = args.model
+        except OSError as exc:
+            failed.append(exc)
     report["time_s"] = time.perf_counter() - t0
     report["path"] = [{"x": [float(v) for v in p["x"]], "value": float(p["value"]),
                        "grad": None if p.get("grad") is None else [float(v) for v in p["grad"]],
@@ -414,13 +432,21 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
                     if p["accepted"] and p.get("stage", crit.name) == crit.name]
         if args.search == "grid":
             accepted = None  # the grid minimum is marked on the map already
-        plot_contours(grid, args.plot, path=accepted, final=est.best_theta_[:2],
-                      title=f"{est.criterion_name_} ({args.loss.upper()}-SVM)")
-        report["plot"] = args.plot
+        try:
+            write_atomic(args.plot, "--plot", lambda tmp: plot_contours(
+                grid, tmp, path=accepted, final=est.best_theta_[:2],
+                title=f"{est.criterion_name_} ({args.loss.upper()}-SVM)"))
+            report["plot"] = args.plot
+        except OSError as exc:
+            failed.append(exc)
+    if failed:
+        report["output_errors"] = [str(exc) for exc in failed]
     if args.json:
-        print(json.dumps(report), file=out)
+        print(json.dumps(report), file=out, flush=True)
     else:
-        print(summary(report), file=out)
+        print(summary(report), file=out, flush=True)
+    if failed:                  # the result is printed above; the exit status says it failed
+        raise failed[0]
     return report
 
 
@@ -613,6 +639,7 @@ def _run_command(args) -> None:
     """Run the parsed sub-command (errors propagate to ``main``)."""
     if args.command == "tune":
         gridpy = cli_gridpy.resolve(args)
+        check_outputs(args)
         data = load_inputs(args.train, args.test, args.scale, args.n_features,
                            sparse=_sparse_mode(args))
         X, y = data["X"], data["y"]
@@ -627,6 +654,7 @@ def _run_command(args) -> None:
     elif args.command == "demo":
         from .datasets import load_demo
 
+        check_outputs(args)
         X, y, Xt, yt = load_demo(random_state=args.random_state)
         if not args.quiet:
             print(f"[svmbound] demo: scikit-learn breast-cancer, {X.shape[0]} train / "

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -160,10 +162,102 @@ def cv_rate(n_errors, n_samples) -> float:
     return float(f"{100.0 * correct / n_samples:g}")
 
 
-def _check_writable(path, option):
-    parent = Path(path).expanduser().resolve().parent
-    if not parent.is_dir():
-        raise ValueError(f"{option} {path}: directory {parent} does not exist")
+# -- output files (issue 29, item 11) ----------------------------------------------------------
+def _destination(path) -> Path:
+    """Where writing ``path`` lands: the file a symbolic link points to (replacing the link by
+    a file would change what the user gave)."""
+    p = Path(path).expanduser()
+    return Path(os.path.realpath(p)) if p.is_symlink() else p
+
+
+def check_output_path(path, option: str) -> None:
+    """Raise a ValueError naming ``option`` unless ``path`` can be written the way
+    :func:`write_atomic` writes it: not a folder; its folder exists and a file can be created
+    there (probed with a temporary file, removed at once); an existing regular file must be
+    writable. Called before a search, so that a typo in an output path does not cost the whole
+    search."""
+    p = _destination(path)
+    if p.is_dir():
+        raise ValueError(f"{option} {path} is a folder, not a file name")
+    folder = p.parent
+    if not folder.is_dir():
+        raise ValueError(f"{option} {path}: folder {folder} does not exist")
+    if p.exists() and not p.is_file():        # /dev/null, a pipe: written in place
+        if not os.access(p, os.W_OK):
+            raise ValueError(f"{option} {path}: cannot write there (not writable)")
+        return
+    if p.exists() and not os.access(p, os.W_OK):
+        raise ValueError(f"{option} {path}: the file exists and is not writable")
+    try:
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=f".{p.name}.", suffix=".probe")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise ValueError(f"{option} {path}: cannot write there ({exc.strerror or exc})") from None
+
+
+def write_atomic(path, option: str, write) -> None:
+    """``write(tmp)`` writes the file at the path ``tmp``, a new file in the folder of ``path``
+    with the same suffix (matplotlib picks the image format by it); once it has written and
+    synced, ``tmp`` replaces ``path`` (``os.replace``): a full disk or an error leaves no
+    partial file, and an existing file as it was. The new file has the permissions an
+    ordinary ``open`` gives it (or those of the file it replaces). A path that exists and is
+    not a regular file (``/dev/null``, a pipe) is written in place. Errors: an ``OSError``
+    naming ``option`` and the path."""
+    p = _destination(path)
+    if p.exists() and not p.is_file():
+        try:
+            write(os.fspath(p))
+        except OSError as exc:
+            raise _write_error(exc, f"{option} {path}: cannot write ({exc.strerror or exc})") \
+                from None
+        return
+    try:
+        mode = p.stat().st_mode & 0o7777
+    except OSError:
+        mode = 0o666 & ~_umask()
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=p.suffix)
+        os.close(fd)
+        write(tmp)
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.chmod(tmp, mode)
+        os.replace(tmp, p)
+        tmp = None
+    except OSError as exc:
+        raise _write_error(exc, f"{option} {path}: cannot write ({exc.strerror or exc}); "
+                           f"{'the file is unchanged' if p.exists() else 'no file was written'}") \
+            from None
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _write_error(exc: OSError, message: str) -> OSError:
+    """An OSError whose text is ``message`` alone, with the errno of ``exc``."""
+    err = OSError(message)
+    err.errno = exc.errno
+    return err
+
+
+def write_text_atomic(path, option: str, text: str) -> None:
+    """:func:`write_atomic` of an ASCII text."""
+    def write(tmp):
+        with open(tmp, "w", encoding="ascii") as fh:
+            fh.write(text)
+
+    write_atomic(path, option, write)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def resolve(args) -> GridPy | None:
@@ -178,7 +272,7 @@ def resolve(args) -> GridPy | None:
         args.loss = "l1" if given else "l2"
     if args.model is not None:
         check_exportable(args.loss, args.kernel)
-        _check_writable(args.model, "--model")
+        check_output_path(args.model, "--model")
     if args.n_features is not None and args.n_features < 1:
         raise ValueError(f"--n-features must be >= 1, got {args.n_features}")
     if not given:
@@ -197,7 +291,7 @@ def resolve(args) -> GridPy | None:
         if args.criterion != "cv-error":
             raise ValueError("-out writes grid.py's lines with rate = cross-validation accuracy; "
                              "give -v N (grid.py's default is -v 5) or --criterion cv-error")
-        _check_writable(args.gridpy_out, "-out")
+        check_output_path(args.gridpy_out, "-out")
     grid = bool(grid_opts) or args.search in _GRADIENT_SEARCHES or args.search == "grid"
     if grid:
         if args.search not in ("bfgs", "grid"):
@@ -237,8 +331,7 @@ def finish(gp: GridPy | None, report: dict, n_samples: int, err=None, quiet=Fals
     err = sys.stderr if err is None else err
     lines = gp.lines(report["path"], n_samples)
     if gp.out is not None:
-        with open(Path(gp.out).expanduser(), "w", encoding="ascii") as fh:
-            fh.write("".join(line + "\n" for line in lines))
+        write_text_atomic(gp.out, "-out", "".join(line + "\n" for line in lines))
     if not quiet:
         best = [p["accepted"] for p in report["path"]].index(True)
         print(f"[svmbound] grid.py: best {lines[best]} (C = {report['C']:.6g}"

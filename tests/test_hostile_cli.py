@@ -207,3 +207,123 @@ def test_the_files_are_parsed_together_by_load_svmlight_files(base, tmp_path, mo
     bad.write_text("1 1:1\n-1 2:1\n1 3:x\n")
     with pytest.raises(ValueError, match=r"bad_test\.txt, line 3: value 'x'"):
         load_libsvm_files([base / "base.txt", bad])
+
+
+# -- item 11: output paths ----------------------------------------------------------------------
+@pytest.fixture()
+def labelled(base, tmp_path):
+    """base.txt with integer labels (a LIBSVM model needs them) and a folder for outputs."""
+    out = tmp_path / "out"
+    out.mkdir()
+    return base / "base.txt", out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--loss", "l1", "--model", "/proc/version"], "--model /proc/version: cannot write there"),
+    (["--loss", "l1", "--model", "{out}"], "--model {out} is a folder, not a file name"),
+    (["--loss", "l1", "--model", "{out}/no/m.txt"], "--model {out}/no/m.txt: folder"),
+    (["-v", "3", "-out", "{out}"], "-out {out} is a folder, not a file name"),
+    (["-v", "3", "-out", "/proc/version"], "-out /proc/version: cannot write there"),
+    (["--plot", "{out}"], "--plot {out} is a folder, not a file name"),
+    (["--plot", "/proc/x.png"], "--plot /proc/x.png: cannot write there"),
+    (["--log", "{out}"], "--log {out} is a folder, not a file name"),
+    (["--resume", "{out}"], "--resume {out} is a folder, not a file name"),
+    (["--log", "/proc/run.jsonl"], "--log /proc/run.jsonl: cannot write there"),
+    (["--loss", "l1", "--model", "{out}/m.png", "--plot", "{out}/m.png"],
+     "--model and --plot name the same file"),
+    (["--loss", "l1", "--model", "{out}/r.jsonl", "--log", "{out}/r.jsonl"],
+     "--model and --log name the same file"),
+])
+def test_every_output_path_is_checked_before_the_data_and_the_search(labelled, capsys,
+                                                                     monkeypatch, argv, message):
+    train, out = labelled
+    _no_search(monkeypatch)
+    argv = [a.format(out=out) for a in argv]
+    assert main(["tune", str(train), "--quiet"] + argv) == 2
+    err = capsys.readouterr().err
+    assert message.format(out=out) in err and err.count("\n") == 1, err
+    assert "continue that run with --resume" not in err
+    assert os.listdir(out) == []                       # no probe left behind
+
+
+def test_a_full_disk_leaves_the_old_model_and_still_prints_the_result(labelled, capsys,
+                                                                       monkeypatch):
+    import errno
+
+    import svmbound.cli as cli
+
+    train, out = labelled
+    model = out / "m.txt"
+    model.write_text("the previous model\n")
+
+    def full(self, path):
+        with open(path, "w") as fh:
+            fh.write("svm_type c_svc\nkernel_type rb")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(cli.BoundSVC, "save_libsvm_model", full)
+    assert main(["tune", str(train), "--loss", "l1", "--model", str(model), "--json", "--quiet",
+                 "--max-iter", "2"]) == 2
+    cap = capsys.readouterr()
+    report = json.loads(cap.out)                       # the search's result is not lost
+    assert report["C"] > 0 and "model" not in report
+    assert "No space left on device" in report["output_errors"][0]
+    assert cap.err.startswith(f"svmbound: error: --model {model}: cannot write (No space left")
+    assert "the file is unchanged" in cap.err
+    assert model.read_text() == "the previous model\n"
+    assert os.listdir(out) == ["m.txt"]                # the temporary file is gone
+
+
+def test_a_failed_plot_or_out_file_leaves_the_old_file(labelled, capsys, monkeypatch):
+    import errno
+
+    import svmbound.cli_gridpy as gridpy
+    import svmbound.plots as plots
+
+    train, out = labelled
+    png, lines = out / "map.png", out / "grid.out"
+    png.write_bytes(b"old png")
+    lines.write_text("old lines\n")
+
+    def full(grid, file, **kw):
+        with open(file, "wb") as fh:
+            fh.write(b"\x89PNG half")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(plots, "plot_contours", full)
+    assert main(["tune", str(train), "--quiet", "--plot", str(png), "--grid-log-c", "0", "1",
+                 "1", "--grid-log-sigma2", "0", "1", "1", "--max-iter", "2"]) == 2
+    assert f"--plot {png}: cannot write (No space" in capsys.readouterr().err
+    assert png.read_bytes() == b"old png"
+    # -out: a line that cannot be written (not ASCII) fails before anything replaces the file
+    monkeypatch.setattr(gridpy.GridPy, "lines", lambda self, path, n: ["log2c=1 rate=5\u00e9"])
+    assert main(["tune", str(train), "--quiet", "-log2c", "0,1,1", "-log2g", "0,0,1", "-v", "3",
+                 "-out", str(lines)]) == 2
+    assert lines.read_text() == "old lines\n"
+    assert sorted(os.listdir(out)) == ["grid.out", "map.png"]
+
+
+def test_write_atomic_keeps_links_modes_and_devices(tmp_path):
+    from svmbound.cli_gridpy import write_atomic, write_text_atomic
+
+    target = tmp_path / "real.txt"
+    target.write_text("old")
+    os.chmod(target, 0o600)
+    link = tmp_path / "link.txt"
+    link.symlink_to(target)
+    write_text_atomic(link, "--model", "new\n")
+    assert link.is_symlink() and target.read_text() == "new\n"
+    assert target.stat().st_mode & 0o777 == 0o600          # the replaced file's mode
+    mask = os.umask(0o022)
+    try:
+        write_text_atomic(tmp_path / "fresh.txt", "-out", "x\n")
+    finally:
+        os.umask(mask)
+    assert (tmp_path / "fresh.txt").stat().st_mode & 0o777 == 0o644
+    write_text_atomic("/dev/null", "--model", "into the void\n")   # in place, not replaced
+    assert os.path.exists("/dev/null") and not os.path.isfile("/dev/null")
+    with pytest.raises(OSError, match=r"--plot .*fresh.txt: cannot write \(boom\); the file "
+                                      r"is unchanged"):
+        write_atomic(tmp_path / "fresh.txt", "--plot",
+                     lambda tmp: (_ for _ in ()).throw(OSError(5, "boom")))
+    assert sorted(os.listdir(tmp_path)) == ["fresh.txt", "link.txt", "real.txt"]
