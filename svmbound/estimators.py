@@ -9,9 +9,9 @@ and (4) trains the final SVM of that loss at the chosen point.
 
 from __future__ import annotations
 
+import inspect
 import os
 import time
-import warnings
 from contextlib import contextmanager
 from numbers import Integral, Real
 
@@ -20,44 +20,27 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_feature_names, _check_n_features, check_is_fitted
 
-from ._validation import (check_binary_y, check_class_y, check_degree, check_X, data_scale,
-                          warn_if_degenerate)
-from .criteria import criterion_class
-from .exceptions import SearchWarning
-from .kernels import ARD_KERNELS, ESTIMATOR_KERNELS, base_kernel, split_degree, with_gamma
-from .checks import ModelWarning, is_severe, model_problems
-from .search.box import box_and_start
-from .search.minimize import minimize
-from .solvers import DEFAULT_CACHE_MB, solve_svm_dual, warm_start_alpha
-from .strategy import (DEFAULT_CONFIG, StrategyConfig, auto_box_and_start,
-                       check_validation_classes, next_usable_candidate, single_sample_classes,
-                       tune_auto, validation_problems)
+from ._blas import limit_blas
+from ._parallel import worker_cap
+from ._validation import check_binary_y, check_class_y, check_X
+from .criteria import criterion_class, make_criterion
+from .export import binary_model, multiclass_model, write_libsvm_model
+from .export import to_svc as export_to_svc
+from .fit_flow import BinaryMachine, OneVsOneMachine, fit_bound_svm, grid_axes
+from .kernels import ARD_KERNELS, ESTIMATOR_KERNELS, base_kernel, split_degree
+from .multiclass import decision_function as ovo_decision_function
+from .multiclass import fit_per_pair, pair_threads
+from .multiclass import predict as ovo_predict
+from .progress import Progress
+from .search.log import RunControl, SearchLog, data_fingerprint
+from .solvers import DEFAULT_CACHE_MB
+from .strategy import DEFAULT_CONFIG, StrategyConfig
+from .training_data import TrainingData, weights_and_kept
+
+__all__ = ["BoundSVC", "SEARCHES", "GRADIENT_SEARCHES", "ARD_KERNELS", "ESTIMATOR_KERNELS"]
 
 SEARCHES = ("bfgs", "lbfgsb", "projected-gradient", "grid", "annealing", "convex")
 GRADIENT_SEARCHES = ("bfgs", "lbfgsb", "projected-gradient")
-
-
-def _warn_flat_start(result, x0, param_names, X) -> None:
-    """A ``SearchWarning`` (RuntimeWarning) when the search left parameters at their start
-    value where the criterion was flat (``flat_start_parameters``): the answer is then the
-    start point, not a minimum — typically data far from unit scale for an RBF kernel."""
-    from .search.result import flat_start_parameters
-
-    flat = flat_start_parameters(result, x0)
-    if not flat:
-        return
-    names = [param_names[k] for k in flat]
-    msg = (f"the search stopped with {', '.join(names)} at the start value "
-           f"{[float(x0[k]) for k in flat]}, where the criterion is flat (gradient 0 relative "
-           f"to its value): the result is the start point, not a minimum")
-    if any(n.startswith("log_sigma2") for n in names):
-        scale = data_scale(X)
-        msg += (f". The kernel is numerically constant there: the mean squared distance between "
-                f"rows is {scale:.3g} (ln = {np.log(scale):.3g}), far from sigma^2 = "
-                f"{np.exp(x0[flat[-1]]):.3g}; standardise the features (StandardScaler, or "
-                f"--scale on the command line) or give start/bounds for ln sigma^2 near "
-                f"{np.log(scale / 2):.3g}" if scale > 0 else "")
-    warnings.warn(msg, SearchWarning, stacklevel=3)
 
 
 class BoundSVC(ClassifierMixin, BaseEstimator):
@@ -320,8 +303,6 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         """The criterion object a single search minimises, on ±1 labels (for criterion='auto'
         the radius–margin bound of the loss, e.g. for contour plots); ``weights``: per-sample
         weights w_i > 0 (C_i = C·w_i, see :meth:`sample_weights`)."""
-        from .criteria import make_criterion
-
         cls = self._validate()
         degree, _ = split_degree(self.degree, self.kernel, self.search)
         kernel = base_kernel(self.kernel, degree, self.coef0, X.shape[1], self.groups)
@@ -329,90 +310,6 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                               random_state=self.random_state, tol=self.tol,
                               cache_size=self.cache_size, weights=weights,
                               **self._criterion_params(cls))
-
-    def _grid_axes(self, param_names, lower, upper):
-        from .search.grid import grid_axis
-
-        if len(param_names) not in (1, 2):
-            raise ValueError(f"search='grid' needs one or two parameters, the {self.kernel} "
-                             f"kernel gives {len(param_names)}")
-        if self.grid is not None and not isinstance(self.grid, dict):
-            raise ValueError(f"grid must be a dict {{parameter: (begin, end, step)}} with "
-                             f"parameters {param_names}, got {self.grid!r}")
-        spec = {} if self.grid is None else dict(self.grid)
-        unknown = set(spec) - set(param_names)
-        if unknown:
-            raise ValueError(f"grid keys {sorted(unknown)} are not parameters; valid: {param_names}")
-        return [grid_axis(spec.get(p, (lo, hi, 1.0)), f"grid[{p!r}]")
-                for p, lo, hi in zip(param_names, lower, upper)]
-
-    def _run_search(self, crit, X, y_pm, lower, upper, x0, callback):
-        """Minimise the criterion with the chosen search; returns (result, θ)."""
-        from .search import minimize_annealing, minimize_grid, minimize_grid_1d, tune_c_convex
-        from .search.space import SearchSpace, criterion_objective
-
-        search = self.search
-        if search == "grid":
-            axes = self._grid_axes(crit.param_names, lower, upper)
-            result = (minimize_grid(crit, *axes) if len(axes) == 2 else
-                      minimize_grid_1d(crit, axes[0]))
-            return result, np.asarray(result.x, dtype=float).copy()
-        if search == "annealing":
-            _, degree_range = split_degree(self.degree, self.kernel, self.search)
-            box = {p: (lo, hi) for p, lo, hi in zip(crit.param_names, lower, upper)}
-            start = None if self.start is None else x0
-            if degree_range is not None:
-                box["degree"] = degree_range
-                if start is not None:
-                    start = np.append(start, crit.kernel.degree)
-            space = SearchSpace.from_bounds(box)
-            obj = criterion_objective(crit, space)
-            result = minimize_annealing(obj, space, max_epochs=int(
-                self.max_epochs), random_state=self.random_state, x0=start,
-                callback=callback)
-            return result, obj.apply(result.x)
-        if search == "convex":
-            result = tune_c_convex(X, y_pm, crit.split_theta(x0)[1])
-            log_c = float(result.x[0])
-            if not np.isfinite(log_c):
-                C = result.convex.C
-                log_c = upper[0] if C == np.inf else lower[0]
-                warnings.warn(f"{result.message}; using ln C = {log_c:g}, the end of the box",
-                              RuntimeWarning, stacklevel=3)
-            theta = x0.copy()
-            theta[0] = min(max(log_c, lower[0]), upper[0])
-            return result, theta
-        result = minimize(crit.fun, x0, (lower, upper), jac=crit.grad, method=search,
-                          options={"gtol": self.gtol, "max_iter": self.max_iter},
-                          callback=callback)
-        return result, np.asarray(result.x, dtype=float).copy()
-
-    def _run_auto(self, X, y, kernel, lower, upper, x0, callback, run=None, weights=None,
-                  criterion_factory=None):
-        """The default strategy (``svmbound.strategy``): (result, θ, trainings, warm), warm
-        the (solution, θ) a bound search made at the chosen minimum or None (the final
-        training's start: ``_final_model(warm_from=)``). With a run control ``run`` every
-        criterion it builds is wrapped (search log, progress), one tag per stage.
-        ``criterion_factory``: see ``tune_auto`` (multi-class: summed pairs)."""
-        result, n_trainings = tune_auto(
-            X, y, kernel, loss=self.loss, lower=lower, upper=upper, x0=x0, tol=self.tol,
-            n_folds=self.n_folds, random_state=self.random_state, cache_size=self.cache_size,
-            callback=callback, n_jobs=self.n_jobs, max_iter=self.max_iter,
-            # the fallback after a grid / annealing / convex search: the default's BFGS
-            method=self.search if self.search in GRADIENT_SEARCHES else "bfgs",
-            wrap=None if run is None else (lambda crit, tag: run.wrap(crit, tag=tag)),
-            sequential_searches=run is not None and run.log is not None, weights=weights,
-            criterion_factory=criterion_factory, subsample=self.tune_subsample,
-            config=self._config())
-        warm = result.pop("final_warm_start", None)
-        return result, np.asarray(result.x, dtype=float).copy(), n_trainings, warm
-
-    def _run_auto_fallback(self, X, y_pm, kernel, callback, weights=None):
-        """The default strategy with ``kernel`` (its degree kept), its box and start, without
-        search log (the fallback after a search whose model failed the checks)."""
-        names = ("log_C",) + tuple(kernel.param_names)
-        lower, upper, x0 = auto_box_and_start(names, X, kernel, None, None, self._config())
-        return self._run_auto(X, y_pm, kernel, lower, upper, x0, callback, weights=weights)
 
     def _iteration_printer(self, bar, t0):
         """The ``verbose`` callback of the searches: one line per iteration through the
@@ -428,23 +325,11 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
     def sample_weights(self, y_pm, sample_weight=None):
         """(w, kept): the per-sample weights w_i = class_weight[y_i]·sample_weight_i of the
         samples of weight > 0 (None when all are 1) and the indices of those samples (None when
-        none has weight 0); sets ``class_weight_``. Needs ``classes_``."""
-        from ._weights import combine_weights
-
-        labels = self.classes_[(np.asarray(y_pm) > 0).astype(int)]
-        w, self.class_weight_ = combine_weights(self.class_weight, self.classes_, labels,
-                                                sample_weight)
-        if w is None or np.all(w > 0):
-            return w, None
-        kept = np.flatnonzero(w > 0)
-        if kept.size == 0:
-            raise ValueError("every sample has weight zero (weights are class_weight x "
-                             "sample_weight): the weights must contain at least one non-zero "
-                             "number")
-        if np.unique(y_pm[kept]).size < 2:
-            raise ValueError("every sample of weight > 0 belongs to the same class (weights are "
-                             "class_weight x sample_weight); an SVM needs two classes")
-        return w[kept], kept
+        none has weight 0), for ±1 labels; sets ``class_weight_``. Needs ``classes_``."""
+        w, kept, self.class_weight_ = weights_and_kept((np.asarray(y_pm) > 0).astype(int),
+                                                       self.classes_, sample_weight,
+                                                       self.class_weight)
+        return w, kept
 
     def fit(self, X, y, sample_weight=None):
         """Tune (C, kernel θ) and train the final SVM. ``sample_weight``: per-sample weights
@@ -455,8 +340,6 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         bound's factorisations) are too small to gain from threads of their own — with two
         OpenBLAS threads per call a default fit on IDA german took 4.4 s instead of 0.75 s, on a
         5,000-row sample of ijcnn1 51 s instead of 10 s (2 cores, other jobs running)."""
-        from ._blas import limit_blas
-
         with limit_blas(1):
             return self._fit(X, y, sample_weight)
 
@@ -478,155 +361,29 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
             raise ValueError("X has 1 sample (n_samples = 1); an SVM needs at least 2 samples, "
                              "one of each class")
         y_idx, classes = check_class_y(y, X.shape[0], warn=True)
-        if classes.size > 2:   # one-vs-one: svmbound.multiclass
-            from .multiclass import fit_multiclass
-
-            fit_multiclass(self, X, y_idx, classes, t0, sample_weight)
-            self.n_iter_ = int(self.search_.nfev)
-            return self
-        y_pm, self.classes_ = check_binary_y(y, X.shape[0])
-        weights, kept = self.sample_weights(y_pm, sample_weight)
-        if kept is not None:          # weight 0: dropped, as LIBSVM does
-            X, y_pm = X[kept], y_pm[kept]
+        if classes.size == 2:
+            check_binary_y(y, X.shape[0])    # two fractional values are a regression target
+        self.classes_ = np.asarray(classes)
+        data = TrainingData.build(X, y_idx, self.classes_, sample_weight, self.class_weight)
+        self.class_weight_ = data.class_weight
         self._validate(params_checked=True)     # _validate_params ran at the start of _fit
-        degenerate = warn_if_degenerate(X)
-        if weights is not None and self.search == "convex":
-            raise ValueError("search='convex' (De Bie et al.) has no per-sample C_i; use "
-                             "another search with class_weight / sample_weight")
-        degree, _ = split_degree(self.degree, self.kernel, self.search)
-        kernel0 = base_kernel(self.kernel, degree, self.coef0, X.shape[1], self.groups)
-        if self._uses_auto():
-            check_validation_classes(self.classes_[(y_pm > 0).astype(int)])
-            crit = None
-            names = ("log_C",) + tuple(kernel0.param_names)
-            lower, upper, x0 = auto_box_and_start(names, X, kernel0, self.bounds, self.start,
-                                                  self._config())
-        else:
-            crit = self.make_criterion(X, y_pm, weights)
-            lower, upper, x0 = box_and_start(crit.param_names, self.bounds, self.start)
-        run, bar = self._start_run_control(X, y_pm, crit, lower, upper, weights)
-
-        callback = self._iteration_printer(bar, t0)
-        prev = crit_rate = warm = None
-        with self._searching(run, bar):
-            if crit is None:
-                result, theta, n_search, warm = self._run_auto(X, y_pm, kernel0, lower, upper,
-                                                               x0, callback, run, weights)
-                self.criterion_name_ = "auto"
+        if data.n_classes == 2:
+            return fit_bound_svm(self, data, BinaryMachine(self, data), t0)
+        # one-vs-one: the pair problems are small and the parallelism is over the pairs
+        # (n_jobs threads); pairs too small for threads to pay run on one (pair_threads)
+        with worker_cap(pair_threads(data.X, data.y_idx, data.n_classes)):
+            if self.multiclass_theta == "per-pair":
+                fit_per_pair(self, data.X, data.y_idx, data.weights)
             else:
-                crit = run.wrap(crit)
-                result, theta = self._run_search(crit, X, y_pm, lower, upper, x0, callback)
-                if not degenerate:
-                    _warn_flat_start(result, x0, crit.param_names, X)
-                self.criterion_name_ = "de-bie-convex" if self.search == "convex" else crit.name
-                n_search = result.nfev if self.search == "convex" else crit.n_trainings
-                crit_rate = self._criterion_rate(crit, result, y_pm.size)
-                kernel0 = crit.kernel        # annealing may have set the polynomial degree
-                prev = crit._svm_prev
-                if prev is not None and prev.alpha.shape != y_pm.shape:
-                    prev = None  # the criterion trained on a subset (validation split, CV folds)
-
-        theta, final, problems = self._final_model(X, y_pm, kernel0, theta, prev, crit_rate,
-                                                   weights, warm_from=warm)
-        if is_severe(problems) and self._uses_auto():
-            # the next candidates by CV error, until one gives a usable model
-            def train(t):
-                out = self._final_model(X, y_pm, kernel0, t, None, None, weights)
-                return out[0], out, out[2]
-
-            taken, tried = next_usable_candidate(result, problems, train)
-            n_search += tried
-            if taken is not None:
-                theta, final, problems = taken
-        if self._uses_auto():
-            problems = problems + validation_problems(result)
-        result.problems = problems
-        result.fallback = None
-        # (no fallback where a class has one sample: the default strategy cannot validate)
-        if (is_severe(problems) and not self._uses_auto() and not degenerate
-                and not single_sample_classes(y_pm)):
-            # the chosen criterion/search gave an unusable model (e.g. the minimum of a bound
-            # that is vacuous everywhere, at C → 0): fall back to the default strategy, whose
-            # pick is validated, with the same kernel (not for data whose rows are all equal,
-            # where no model can do better)
-            first = {"criterion": self.criterion_name_, "search": self.search,
-                     "x": theta.tolist(), "value": float(result.fun), "problems": problems,
-                     "nfev": int(result.nfev), "message": str(result.message),
-                     "path": result.get("path", [])}
-            warnings.warn(f"the {self.criterion_name_} {self.search} search gave a model we "
-                          f"cannot stand behind ({'; '.join(problems)}); falling back to the "
-                          "default strategy (bounds + cross-validation)", ModelWarning,
-                          stacklevel=2)
-            result, theta, n_auto, _ = self._run_auto_fallback(X, y_pm, kernel0, callback,
-                                                               weights)
-            theta, final, problems = self._final_model(X, y_pm, kernel0, theta, None, None,
-                                                       weights)
-            n_search += n_auto
-            result.problems = problems
-            result.fallback = first
-            self.criterion_name_ = "auto"
-        if problems:
-            warnings.warn("svmbound: " + "; ".join(problems), ModelWarning, stacklevel=2)
-        self.search_ = result
-        self.n_iter_ = int(result.nfev)
-        self.n_trainings_ = n_search + 1
-        C = float(np.exp(theta[0]))
-        kernel = kernel0.with_theta(theta[1:]) if theta.size > 1 else kernel0
-        self.best_theta_ = theta
-        self.best_value_ = float(result.fun)
-        self.best_params_ = with_gamma({"C": C, **kernel.get_params()})
-        self.kernel_ = kernel
-        self._set_model(X, y_pm, final, kept)
+                fit_bound_svm(self, data, OneVsOneMachine(self, data), t0)
+        if data.kept is not None:   # rows of the X given to fit
+            self.support_ = data.kept[self.support_].astype(np.int32)
+            for m in self.pair_models_:
+                m.support = data.kept[m.support]
+        self.shape_fit_ = data.shape
+        self.n_iter_ = int(self.search_.nfev)
         self.fit_time_ = time.perf_counter() - t0
         return self
-
-    @staticmethod
-    def _criterion_rate(crit, result, n):
-        """The criterion's estimate of the LOO error rate at the result (None if it has none):
-        value/ℓ for the radius–margin bounds (bounds on the number of LOO errors, Chung §2–3),
-        else ``info['rate']`` of the last evaluation when it was made at the result's θ."""
-        if crit.name.startswith("rm-"):
-            return float(result.fun) / n
-        last = crit.last
-        if last is not None and "rate" in last.info and np.allclose(last.theta, result.x):
-            return float(last.info["rate"])
-        return None
-
-    def _final_model(self, X, y_pm, kernel0, theta, prev, crit_rate, weights=None,
-                     warm_from=None):
-        """Train the SVM at θ and check it: (θ, solution, problems). ``prev``: a solution to
-        warm-start α from; ``warm_from``: (solution, its θ), a solution of the same data and
-        loss (a bound search's at its minimum), started from with its gradient
-        (``solve_svm_dual(warm_from=)``) when its θ is this θ: the solve then stops at once
-        (the search solved at the final tolerance); ignored at another θ.
-
-        Chung §4.3 (Table 4.1, Fig. 3): an L1 solution with no bounded SV is unchanged when C
-        is lowered to max α (max α_i/w_i with per-sample weights: the boxes C·w_i), so that C
-        is reported (the search may have run on towards ln C = 10)."""
-        theta = np.asarray(theta, dtype=float).copy()
-        C = float(np.exp(theta[0]))
-        kernel = kernel0.with_theta(theta[1:]) if theta.size > 1 else kernel0
-        if warm_from is not None:
-            # only at the solution's own θ: from there the solve stops at once; at the
-            # minimum's step in C a start from it took 6–17 % more SMO iterations than a cold
-            # one (IDA banana, image), so the step starts cold
-            sol, at = warm_from
-            warm_from = sol if np.array_equal(at, theta) else None
-        final = solve_svm_dual(X, y_pm, kernel, C, loss=self.loss, tol=self._final_tol(),
-                               alpha0=None if prev is None or warm_from is not None else
-                               warm_start_alpha(prev.alpha, y_pm, prev.C, C, self.loss, weights),
-                               warm_from=warm_from, cache_size=self.cache_size,
-                               check_input=False, weights=weights)
-        self.c_projected_ = False
-        if self.loss == "l1" and final.bounded.size == 0 and final.alpha.max() > 0:
-            C = float(final.alpha.max() if weights is None else (final.alpha / weights).max())
-            theta[0] = np.log(C)
-            final.C = C
-            self.c_projected_ = True
-        f = final.training_decision(y_pm)      # from the solver's gradient: no kernel pass
-        problems = model_problems(y_pm, f, final.converged, crit_rate,
-                                  getattr(self, "criterion_name_", None), weights)
-        return theta, final, problems
 
     # -- log, resume, progress ------------------------------------------------------------
     #: Parameters that do not change the search (left out of a log's header).
@@ -640,8 +397,8 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
             return None
         if self.search == "grid":
             try:
-                return int(np.prod([a.size for a in self._grid_axes(crit.param_names, lower,
-                                                                     upper)]))
+                return int(np.prod([a.size for a in grid_axes(self, crit.param_names, lower,
+                                                                upper)]))
             except ValueError:
                 return None
         if self.search == "annealing":
@@ -651,8 +408,6 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
     def _check_reproducible(self, crit):
         """A log can only be resumed if the run is deterministic: annealing and the criteria
         that draw a split (validation, CV folds) need an int ``random_state``."""
-        import inspect
-
         if crit is None:  # criterion='auto': its CV folds use random_state, 0 when None
             random = False
         else:
@@ -682,9 +437,6 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
     def _start_run_control(self, X, y_pm, crit, lower, upper, weights=None):
         """(``search.log.RunControl``, ``progress.Progress``) of this fit: the search log
         (opened, or resumed, when ``log_file`` is set) and the progress bar (``progress``)."""
-        from .progress import Progress
-        from .search.log import RunControl, SearchLog, data_fingerprint
-
         log = None
         if self.log_file is not None:
             self._check_reproducible(crit)
@@ -697,27 +449,13 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                        desc=f"svmbound {self.search}")
         return RunControl(log, on_evaluation=bar.on_evaluation), bar
 
-    def _set_model(self, X, y_pm, sol, kept=None):
-        """The fitted model from the final solution; ``kept``: the rows of the X given to fit
-        that X holds (samples of weight 0 dropped), so that ``support_`` indexes those rows."""
-        sv = sol.support
-        self.alpha_ = sol.alpha[sv]
-        self.support_ = sv if kept is None else kept[sv]
-        self.support_vectors_ = X[sv]
-        self.dual_coef_ = (sol.alpha[sv] * y_pm[sv])[None, :]
-        self.intercept_ = np.array([sol.b])
-        self.n_support_ = np.array([(y_pm[sv] < 0).sum(), (y_pm[sv] > 0).sum()])
-        self.solution_ = sol
-
     # -- prediction ----------------------------------------------------------------------
     def decision_function(self, X):
         """f(x) = Σ α_i y_i K(x_i, x) + b; positive values predict ``classes_[1]``. Three or
         more classes: see ``decision_function_shape`` (``svmbound.multiclass``)."""
         check_is_fitted(self, "dual_coef_")
         if len(self.classes_) > 2:
-            from .multiclass import decision_function
-
-            return decision_function(self, X)
+            return ovo_decision_function(self, X)
         X = self._check_input(X, reset=False)
         if self.support_.size == 0:
             return np.full(X.shape[0], self.intercept_[0])
@@ -729,9 +467,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         three or more classes the one-vs-one vote (``NotFittedError`` before ``fit``)."""
         check_is_fitted(self, "dual_coef_")
         if len(self.classes_) > 2:   # one-vs-one voting
-            from .multiclass import predict
-
-            return predict(self, X)
+            return ovo_predict(self, X)
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
 
     def __sklearn_tags__(self):
@@ -743,8 +479,6 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
     def _criterion_params(self, cls) -> dict:
         """``criterion_params``, checked against the keyword arguments of the criterion class
         (those the estimator passes itself — loss, random_state, tol, cache_size — excluded)."""
-        import inspect
-
         if self.criterion_params is None:
             return {}
         if not isinstance(self.criterion_params, dict):
@@ -771,11 +505,9 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         poly kernel can be exported (``svmbound.export``); three or more classes with one
         kernel for all pairs (multiclass_theta='shared'). A model fitted on sparse X gives the
         SVC that ``SVC.fit`` makes from sparse X (CSR support vectors, never densified)."""
-        from .export import binary_model, multiclass_model, to_svc
-
         multi = len(getattr(self, "classes_", ())) > 2
         model = multiclass_model(self) if multi else binary_model(self, first=0)
-        return to_svc(model, self.classes_, tol=self._final_tol())
+        return export_to_svc(model, self.classes_, tol=self._final_tol())
 
     def save_libsvm_model(self, path):
         """Write this model in LIBSVM's text format (``svm_load_model`` / ``svm-predict`` read
@@ -784,8 +516,6 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         and LIBSVM's decision values are those of decision_function_shape='ovo'. Needs integer
         class labels; the same export rules as ``to_svc``. The format is sparse: each support
         vector line lists its non-zeros, read from the CSR rows of a model fitted on sparse X."""
-        from .export import binary_model, multiclass_model, write_libsvm_model
-
         multi = len(getattr(self, "classes_", ())) > 2
         write_libsvm_model(multiclass_model(self) if multi else binary_model(self, first=1), path)
         return self

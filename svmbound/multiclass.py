@@ -1,6 +1,8 @@
 """Multi-class ``BoundSVC``: one-vs-one pairs, voting, one θ shared by the pairs (or one each).
 
-``BoundSVC.fit`` hands a problem with three or more classes to :func:`fit_multiclass`; the
+``BoundSVC.fit`` fits a problem with three or more classes through the one fit flow
+(``svmbound.fit_flow.OneVsOneMachine``, which trains the pairs here: :func:`train_pairs`,
+:func:`set_pair_models`, :func:`check_pairs`), or pair by pair (:func:`fit_per_pair`); the
 prediction methods hand a fitted multi-class model to :func:`decision_function` /
 :func:`predict`. Conventions (``svmbound.ovo``) are those of LIBSVM and scikit-learn's ``SVC``:
 k(k−1)/2 binary machines, pair (i, j) trained on the rows of classes i and j with y = +1 for i;
@@ -48,26 +50,24 @@ error, as in the binary case; problems left are warned as one ``ModelWarning``.
 
 from __future__ import annotations
 
-import time
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-from ._parallel import n_workers
-from .checks import ModelWarning, is_severe, model_problems
-from .criteria import criterion_class
-from .criteria.pairs import _parallel, pairwise_criterion
-from .kernels import Kernel, _row_blocks, base_kernel, split_degree, with_gamma
-from .search.box import box_and_start
-from .ovo import class_pairs, ovr_decision, pair_subsets, vote
-from .solvers import solve_svm_dual, warm_start_alpha
-from .strategy import (auto_box_and_start, check_validation_classes, next_usable_candidate,
-                       validation_problems)
+from sklearn.base import clone
 
-__all__ = ["MULTICLASS_THETA", "DECISION_FUNCTION_SHAPES", "PairModel", "fit_multiclass",
-           "decision_function", "predict", "ovo_decision_values",
-           "train_pairs"]
+from ._sparse import issparse
+from .checks import ModelWarning, model_problems
+from .criteria.pairs import _parallel
+from .kernels import Kernel, _row_blocks
+from .ovo import class_pairs, ovr_decision, pair_subsets, vote
+from .search.result import SearchResult
+from .solvers import solve_svm_dual, warm_start_alpha
+
+__all__ = ["MULTICLASS_THETA", "DECISION_FUNCTION_SHAPES", "PairModel", "train_pairs",
+           "pair_model", "set_pair_models", "check_pairs", "fit_per_pair", "pair_threads",
+           "decision_function", "predict", "ovo_decision_values"]
 
 MULTICLASS_THETA = ("shared", "per-pair")
 DECISION_FUNCTION_SHAPES = ("ovr", "ovo")
@@ -100,29 +100,6 @@ def _label(v) -> str:
 # -------------------------------------------------------------------------------------------
 # fitting
 # -------------------------------------------------------------------------------------------
-def multiclass_weights(est, y_idx, sample_weight=None):
-    """(w, kept): the per-sample weights w_i = class_weight[y_i]·sample_weight_i (computed on
-    all samples, as scikit-learn: 'balanced' counts every class on all of y) of the samples of
-    weight > 0 (None when all are 1) and the indices of those samples (None when none has
-    weight 0); sets ``class_weight_``. Needs ``classes_``. Every class needs a sample of
-    weight > 0 (a ValueError names the classes that have none)."""
-    from ._weights import combine_weights
-
-    labels = est.classes_[y_idx]
-    w, est.class_weight_ = combine_weights(est.class_weight, est.classes_, labels, sample_weight)
-    if w is None or np.all(w > 0):
-        return w, None
-    kept = np.flatnonzero(w > 0)
-    k = est.classes_.size
-    empty = np.flatnonzero(np.bincount(y_idx[kept], minlength=k) == 0)
-    if empty.size:
-        names = ", ".join(_label(est.classes_[c]) for c in empty)
-        raise ValueError(f"every sample of class {names} has weight zero (weights are "
-                         "class_weight x sample_weight): each of the classes needs a sample of "
-                         "weight > 0")
-    return w[kept], kept
-
-
 #: Pairs whose median size, rows² × features per row, is below this are fitted on one thread
 #: whatever ``n_jobs`` (:func:`pair_threads`). Such a pair's solve takes well under a
 #: millisecond and the Python around it, which holds the GIL, about a third of that, so a
@@ -137,47 +114,11 @@ def pair_threads(X, y_idx, n_classes: int) -> int | None:
     """The cap on threads (``_parallel.worker_cap``) of a multi-class fit: 1 when the median
     pair is smaller than :data:`PAIR_THREADS_MIN_WORK` (rows² × features per row; stored
     entries per row for sparse X), else None (``n_jobs`` threads)."""
-    from ._sparse import issparse
-
     counts = np.bincount(y_idx, minlength=n_classes).astype(float)
     i, j = np.triu_indices(n_classes, k=1)
     rows = float(np.median(counts[i] + counts[j]))
     per_row = X.nnz / max(X.shape[0], 1) if issparse(X) else X.shape[1]
     return 1 if rows * rows * max(per_row, 1.0) < PAIR_THREADS_MIN_WORK else None
-
-
-def fit_multiclass(est, X, y_idx, classes, t0=None, sample_weight=None):
-    """Fit ``est`` (a BoundSVC) on k ≥ 3 classes; ``y_idx`` the class indices into ``classes``
-    (``_validation.check_class_y``); ``sample_weight`` per sample (with ``est.class_weight``:
-    C_i = C·class_weight[y_i]·sample_weight_i; samples of weight 0 are dropped, ``support_``
-    indexes the rows of the X given). Returns ``est``."""
-    t0 = time.perf_counter() if t0 is None else t0
-    est.classes_ = np.asarray(classes)
-    shape = X.shape
-    weights, kept = multiclass_weights(est, y_idx, sample_weight)
-    if kept is not None:
-        X, y_idx = X[kept], y_idx[kept]
-    est._validate()
-    from ._blas import limit_blas
-    from ._parallel import worker_cap
-
-    # The pair problems are small (two classes each) and the parallelism is over the pairs
-    # (n_jobs threads): BLAS threads inside each small kernel product only contend for the
-    # cores. Measured on digits (45 pairs of ~180 rows, 2 cores, other jobs running): one
-    # summed span evaluation took 5–10 s with OpenBLAS on 2 threads and 0.09 s on 1. Pairs
-    # too small for threads to pay run on one (pair_threads).
-    with limit_blas(1), worker_cap(pair_threads(X, y_idx, est.classes_.size)):
-        if est.multiclass_theta == "per-pair":
-            _fit_per_pair(est, X, y_idx, weights)
-        else:
-            _fit_shared(est, X, y_idx, t0, weights)
-    if kept is not None:   # rows of the X given to fit
-        est.support_ = kept[est.support_].astype(np.int32)
-        for m in est.pair_models_:
-            m.support = kept[m.support]
-    est.shape_fit_ = shape
-    est.fit_time_ = time.perf_counter() - t0
-    return est
 
 
 def train_pairs(X, subsets, kernel, C, *, loss, tol, cache_size, n_jobs=None, prevs=None,
@@ -198,129 +139,7 @@ def train_pairs(X, subsets, kernel, C, *, loss, tol, cache_size, n_jobs=None, pr
     return _parallel(one, range(len(subsets)), n_jobs)
 
 
-def _fit_shared(est, X, y_idx, t0, weights=None):
-    if est.search == "convex":
-        raise ValueError("search='convex' (De Bie et al.) tunes C of one binary L2-SVM; with "
-                         "three or more classes use multiclass_theta='per-pair'")
-    k = est.classes_.size
-    subsets = pair_subsets(y_idx, k)
-    degree, _ = split_degree(est.degree, est.kernel, est.search)
-    kernel0 = base_kernel(est.kernel, degree, est.coef0, X.shape[1], est.groups)
-
-    pair_jobs = {"n_jobs": est.n_jobs}   # the bound searches' threads over the pairs (below)
-
-    def factory(name, X_, y_, kernel_, **kw):
-        kw.setdefault("n_jobs", pair_jobs["n_jobs"])   # the strategy passes its own for the CV
-        if weights is not None:               # the strategy passes them too
-            kw["weights"] = weights
-        return pairwise_criterion(name, X_, y_, kernel_, n_classes=k, **kw)
-
-    if est._uses_auto():
-        check_validation_classes(est.classes_[y_idx])
-
-        crit = None
-        names = ("log_C",) + tuple(kernel0.param_names)
-        lower, upper, x0 = auto_box_and_start(names, X, kernel0, est.bounds, est.start,
-                                              est._config())
-    else:
-        cls = criterion_class(est._criterion_name(), est.loss)
-        crit = factory(cls.name, X, y_idx, kernel0, loss=est.loss,
-                       random_state=est.random_state, tol=est.tol, cache_size=est.cache_size,
-                       **est._criterion_params(cls))
-        lower, upper, x0 = box_and_start(crit.param_names, est.bounds, est.start)
-    # the run control checks reproducibility / counts grid points on one pair's criterion
-    first = getattr(crit, "criteria", [crit])[0]
-    run, bar = est._start_run_control(X, y_idx.astype(np.float64), first, lower, upper, weights)
-    callback = est._iteration_printer(bar, t0)
-    prevs = pair_rates = None
-    with est._searching(run, bar):
-        if crit is None:
-            # the default strategy runs its bound searches side by side (unless a search log
-            # needs them in order): each gets its share of the n_jobs threads for its pairs, so
-            # that no more than n_jobs threads run at once. On 2 cores the summed-bound searches
-            # of letter (325 pairs of ~115 rows) took 7.9 s with 2 pair threads per search and
-            # 5.6 s with 1; digits 1.3 → 1.0 s (BENCHMARKS.md, "Multi-class threads").
-            if run is None or run.log is None:
-                n_bounds = len(est._config().bounds_by_loss[est.loss])
-                pair_jobs["n_jobs"] = max(1, n_workers(est.n_jobs) // n_bounds)
-            result, theta, n_search, _ = est._run_auto(X, y_idx, kernel0, lower, upper, x0,
-                                                       callback, run, weights=weights,
-                                                       criterion_factory=factory)
-            est.criterion_name_ = "auto"
-        else:
-            crit = run.wrap(crit)
-            result, theta = est._run_search(crit, X, None, lower, upper, x0, callback)
-            est.criterion_name_ = crit.name
-            n_search = crit.n_trainings
-            last = crit.last
-            if last is not None and np.allclose(last.theta, theta) and "pair_rates" in last.info:
-                pair_rates = last.info["pair_rates"]
-            if hasattr(crit, "criteria"):
-                prevs = [c._svm_prev for c in crit.criteria]
-            kernel0 = crit.kernel    # annealing over the polynomial degree leaves it there
-
-    theta, models, problems, pair_problems = _final_shared(est, X, y_idx, subsets, kernel0,
-                                                           theta, prevs, pair_rates, weights)
-    n_pairs = len(subsets)
-    if is_severe(problems + pair_problems) and est._uses_auto():
-        chosen = (models, est.c_projected_)
-
-        def train(t):
-            out = _final_shared(est, X, y_idx, subsets, kernel0, t, None, None, weights)
-            return out[0], out, out[2] + out[3]
-
-        taken, tried = next_usable_candidate(result, problems, train)
-        n_search += tried * n_pairs
-        if taken is not None:
-            theta, models, problems, pair_problems = taken
-        else:   # no usable candidate: keep the chosen model (and warn)
-            _set_model(est, X, y_idx, chosen[0], chosen[0][0].kernel)
-            est.c_projected_ = chosen[1]
-    if est._uses_auto():
-        problems = problems + validation_problems(result)
-    result.problems = problems
-    result.pair_problems = pair_problems
-    if problems:
-        warnings.warn("svmbound: " + "; ".join(problems), ModelWarning, stacklevel=4)
-    est.search_ = result
-    est.n_trainings_ = n_search + n_pairs
-    kernel = models[0].kernel
-    est.best_theta_ = theta
-    est.best_value_ = float(result.fun)
-    est.best_params_ = with_gamma({"C": float(np.exp(theta[0])), **kernel.get_params()})
-
-
-def _final_shared(est, X, y_idx, subsets, kernel0, theta, prevs, pair_rates, weights=None):
-    """Train every pair at the shared θ, set the model on ``est`` and check it:
-    (θ, pair models, problems, pair problems). Chung §4.3 for L1: when no pair has a bounded
-    support vector, C = the largest α of all pairs (α_i/w_i with per-sample weights: the boxes
-    C·w_i) leaves every pair's solution unchanged and is reported."""
-    theta = np.asarray(theta, dtype=float).copy()
-    C = float(np.exp(theta[0]))
-    kernel = kernel0.with_theta(theta[1:]) if theta.size > 1 else kernel0
-    sols = train_pairs(X, subsets, kernel, C, loss=est.loss, tol=est._final_tol(),
-                       cache_size=est.cache_size, n_jobs=est.n_jobs, prevs=prevs,
-                       weights=weights)
-    est.c_projected_ = False
-    if est.loss == "l1":
-        max_alpha = max(float(s.alpha.max() if weights is None else
-                              (s.alpha / weights[rows]).max())
-                        for s, (_, _, rows, _) in zip(sols, subsets))
-        if all(s.bounded.size == 0 for s in sols) and max_alpha > 0:
-            C = max_alpha
-            theta[0] = np.log(C)
-            for s in sols:
-                s.C = C
-            est.c_projected_ = True
-    models = [_pair_model(i, j, rows, y_pm, s, kernel, theta)
-              for (i, j, rows, y_pm), s in zip(subsets, sols)]
-    _set_model(est, X, y_idx, models, kernel)
-    problems, pair_problems = _check(est, X, y_idx, subsets, pair_rates,
-                                     getattr(est, "criterion_name_", None))
-    return theta, models, problems, pair_problems
-
-
-def _pair_model(i, j, rows, y_pm, sol, kernel, theta) -> PairModel:
+def pair_model(i, j, rows, y_pm, sol, kernel, theta) -> PairModel:
     sv = sol.support
     return PairModel(classes=(i, j), C=float(sol.C), kernel=kernel,
                      theta=np.asarray(theta, dtype=float).copy(), support=rows[sv],
@@ -329,14 +148,10 @@ def _pair_model(i, j, rows, y_pm, sol, kernel, theta) -> PairModel:
                      bounded=int(sol.bounded.size))
 
 
-def _fit_per_pair(est, X, y_idx, weights=None):
+def fit_per_pair(est, X, y_idx, weights=None):
     """Every pair a binary BoundSVC of its own (labels 1 = class i ↦ +1), in n_jobs threads,
     fitted with ``sample_weight`` = the weights of its rows (class_weight already in them).
     The pairs' ModelWarnings are collected into one; their other warnings are passed on once."""
-    from sklearn.base import clone
-
-    from .search.result import SearchResult
-
     k = est.classes_.size
     subsets = pair_subsets(y_idx, k)
     labels = est.classes_
@@ -369,10 +184,10 @@ def _fit_per_pair(est, X, y_idx, weights=None):
             dual_coef=np.asarray(sub.dual_coef_[0], dtype=float).copy(),
             intercept=float(sub.intercept_[0]), n_iter=int(sub.solution_.n_iter),
             converged=bool(sub.solution_.converged), bounded=int(sub.solution_.bounded.size)))
-    _set_model(est, X, y_idx, models, None)
+    set_pair_models(est, X, y_idx, models, None)
     given = [[f"pair {_label(labels[i])} vs {_label(labels[j])}: {s}" for s in sub.search_.problems]
              for (i, j, _, _), sub in zip(subsets, subs)]
-    problems, pair_problems = _check(est, X, y_idx, subsets, None, None, given)
+    problems, pair_problems = check_pairs(est, X, y_idx, subsets, None, None, given)
     if problems:
         warnings.warn("svmbound: " + "; ".join(problems), ModelWarning, stacklevel=4)
     stages = {f"{_label(labels[i])} vs {_label(labels[j])}": sub.search_ for (i, j, _, _), sub
@@ -399,7 +214,9 @@ def _fit_per_pair(est, X, y_idx, weights=None):
 # -------------------------------------------------------------------------------------------
 # the fitted model in SVC's layout
 # -------------------------------------------------------------------------------------------
-def _set_model(est, X, y_idx, models, shared_kernel):
+def set_pair_models(est, X, y_idx, models, shared_kernel):
+    """The pair models in SVC's layout on ``est``: ``support_`` (every support vector once,
+    by class), ``dual_coef_`` ((k − 1) × n_SV, LIBSVM's), ``intercept_``, ``pair_models_``."""
     k = est.classes_.size
     in_support = np.zeros(X.shape[0], dtype=bool)
     for m in models:
@@ -426,7 +243,7 @@ def _set_model(est, X, y_idx, models, shared_kernel):
         est.__dict__.pop(stale, None)
 
 
-def _check(est, X, y_idx, subsets, pair_rates, criterion, given=None):
+def check_pairs(est, X, y_idx, subsets, pair_rates, criterion, given=None):
     """(problems, pair problems) of the fitted multi-class model (module docstring). The
     problems list the first ``MAX_LISTED_PAIR_PROBLEMS`` pair problems and the voting
     machine's own; ``given``: per-pair problem sentences already found (per-pair θ)."""

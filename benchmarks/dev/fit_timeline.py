@@ -18,7 +18,7 @@ its wall time:
   Busy time includes waiting for the GIL inside that work.
 
 The phases are found by wrapping ``Criterion.evaluate``, ``CrossValidationError.run_piece``
-and ``BoundSVC._final_model`` (timing only: the fits are unchanged).
+and ``fit_flow.BinaryMachine.train`` (timing only: the fits are unchanged).
 
     python benchmarks/dev/fit_timeline.py [--data DIR] [--loss l2] [--jobs 2] [--repeats 5]
         [--quick] [--suites ida libsvm sklearn] [--cases NAME ...]
@@ -102,10 +102,11 @@ def main(argv=None):
         return 2
     from svmbound import BoundSVC
     from svmbound.criteria import base, reference
+    from svmbound.fit_flow import BinaryMachine
 
     _timed(base.Criterion, "evaluate", lambda crit: crit.name)
     _timed(reference.CrossValidationError, "run_piece", "cv piece")
-    _timed(BoundSVC, "_final_model", "final")
+    _timed(BinaryMachine, "train", "final")
     warnings.simplefilter("ignore")
     rows = []
     for _, name, load in cases(root, args.suites, args.quick):

@@ -1,0 +1,103 @@
+"""The training data of one fit, built once and passed down (LIBSVM's ``svm_problem``).
+
+``TrainingData.build(X, y_idx, classes, sample_weight, class_weight)`` holds
+
+* ``X``: the validated rows (dense float64 or CSR), samples of weight 0 dropped;
+* ``y_idx``: each row's class index into ``classes``; ``y_pm`` the ±1 labels of a binary
+  problem (``classes[1]`` ↦ +1, scikit-learn's convention);
+* ``weights``: the per-sample weights w_i = class_weight[y_i]·sample_weight_i of the rows kept
+  (C_i = C·w_i, as SVC; None when every one is 1);
+* ``kept``: the rows of the X given to fit that ``X`` holds (None when none was dropped), so
+  that ``support_`` indexes the user's rows; ``shape``: the shape of the X given.
+
+The zero-weight drop is LIBSVM's: such a sample has the box 0 ≤ α_i ≤ 0 and cannot change the
+model. Every class must keep a sample of weight > 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._weights import combine_weights
+
+__all__ = ["TrainingData", "weights_and_kept"]
+
+
+def _label(v) -> str:
+    """A class label as text (numpy scalars without their type)."""
+    return str(v.item() if isinstance(v, np.generic) else v)
+
+
+@dataclass
+class TrainingData:
+    """One fit's rows, labels and per-sample weights (module docstring)."""
+
+    X: object
+    y_idx: np.ndarray
+    classes: np.ndarray
+    weights: np.ndarray | None
+    kept: np.ndarray | None
+    shape: tuple
+    class_weight: dict | None
+
+    @classmethod
+    def build(cls, X, y_idx, classes, sample_weight=None, class_weight=None) -> "TrainingData":
+        """The data of a fit: weights from ``class_weight`` (None, 'balanced' — counted on all
+        of y, as scikit-learn — or a dict) and ``sample_weight``; rows of weight 0 dropped."""
+        classes = np.asarray(classes)
+        y_idx = np.asarray(y_idx)
+        w, kept, used = weights_and_kept(y_idx, classes, sample_weight, class_weight)
+        shape = X.shape
+        if kept is not None:
+            X, y_idx = X[kept], y_idx[kept]
+        return cls(X=X, y_idx=y_idx, classes=classes, weights=w, kept=kept, shape=shape,
+                   class_weight=used)
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.classes.size)
+
+    @property
+    def y_pm(self) -> np.ndarray:
+        """±1 labels of a binary problem (``classes[1]`` ↦ +1)."""
+        return np.where(self.y_idx == 1, 1.0, -1.0)
+
+    @property
+    def labels(self) -> np.ndarray:
+        """The user's label of each row kept."""
+        return self.classes[self.y_idx]
+
+
+def weights_and_kept(y_idx, classes, sample_weight=None, class_weight=None):
+    """(w, kept, class_weight used): the weights w_i = class_weight[y_i]·sample_weight_i of
+    the samples of weight > 0 (None when every one is 1), the indices of those samples (None
+    when none has weight 0) and the class weights as ``class_weight_``."""
+    classes = np.asarray(classes)
+    w, used = combine_weights(class_weight, classes, classes[y_idx], sample_weight)
+    if w is None or np.all(w > 0):
+        return w, None, used
+    kept = np.flatnonzero(w > 0)
+    _check_kept(y_idx, kept, classes)
+    return w[kept], kept, used
+
+
+def _check_kept(y_idx, kept, classes) -> None:
+    """A ValueError when the rows of weight > 0 leave a class (or, with two classes, a
+    class) without a sample."""
+    if classes.size == 2:
+        if kept.size == 0:
+            raise ValueError("every sample has weight zero (weights are class_weight x "
+                             "sample_weight): the weights must contain at least one non-zero "
+                             "number")
+        if np.unique(y_idx[kept]).size < 2:
+            raise ValueError("every sample of weight > 0 belongs to the same class (weights "
+                             "are class_weight x sample_weight); an SVM needs two classes")
+        return
+    empty = np.flatnonzero(np.bincount(y_idx[kept], minlength=classes.size) == 0)
+    if empty.size:
+        names = ", ".join(_label(classes[c]) for c in empty)
+        raise ValueError(f"every sample of class {names} has weight zero (weights are "
+                         "class_weight x sample_weight): each of the classes needs a sample of "
+                         "weight > 0")
