@@ -96,6 +96,73 @@ def _add_weight_options(p):
 # -- interruption, search log, progress (issue 15) --------------------------------------------
 #: Exit status after Ctrl-C (128 + SIGINT, as a shell reports it).
 EXIT_INTERRUPTED = 130
+#: Exit status after SIGTERM (128 + SIGTERM), what batch systems send at a time limit.
+EXIT_TERMINATED = 143
+
+
+class _Termination:
+    """SIGTERM handled as Ctrl-C while a command runs (issue 29, item 12): the handler raises
+    KeyboardInterrupt in the main thread, so that the best point so far is reported exactly as
+    after Ctrl-C, and remembers that it was SIGTERM (``main`` then exits with 143).
+
+    Where Ctrl-C is deferred — ``solvers.interrupt.call_here`` swaps SIGINT's handler for one
+    that only records the signal while a short numba call runs, since an exception raised in
+    the numba dispatcher turns into a SystemError — the SIGTERM is handed to that handler as a
+    SIGINT, and raised when the call returns, under the handler it replaced. When SIGINT was
+    ignored at the start (a background job of a script), it stays ignored, but through a
+    Python handler that raises a SIGTERM handed over that way (SIG_IGN would drop it).
+    A second SIGTERM while the first is handled is ignored, so that the report is written.
+    """
+
+    def __init__(self):
+        self.sigterm = False           # a SIGTERM arrived
+        self._pending = False          # handed to a deferring SIGINT handler
+        self._raised = False
+        self._saved = []               # (signal number, handler to restore)
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            return self
+        try:
+            self._saved.append((signal.SIGTERM, signal.signal(signal.SIGTERM, self._on_sigterm)))
+            if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+                self._saved.append((signal.SIGINT,
+                                    signal.signal(signal.SIGINT, self._on_ignored_sigint)))
+        except ValueError:             # not the main interpreter: signals stay as they are
+            pass
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+
+        for signum, handler in reversed(self._saved):
+            signal.signal(signum, handler)
+        self._saved.clear()
+        return False
+
+    def _on_sigterm(self, signum, frame):
+        import signal
+
+        self.sigterm = True
+        if self._raised or self._pending:
+            return
+        handler = signal.getsignal(signal.SIGINT)
+        if (callable(handler) and handler is not signal.default_int_handler
+                and handler != self._on_ignored_sigint):
+            self._pending = True       # Ctrl-C is deferred: defer this one the same way
+            handler(signal.SIGINT, frame)
+            return
+        self._raised = True
+        raise KeyboardInterrupt
+
+    def _on_ignored_sigint(self, signum, frame):
+        if self._pending and not self._raised:     # the SIGTERM, handed over
+            self._raised = True
+            raise KeyboardInterrupt
+        # a Ctrl-C: ignored, as SIGINT was when the command started
 
 
 def _add_run_control_options(p):
@@ -156,9 +223,10 @@ def check_log_options(args) -> None:
 
 
 def report_interrupted(est, args, out=None, t0=None) -> dict:
-    """After Ctrl-C: print the best point found so far (``est.search_``, the partial search
-    result ``BoundSVC.fit`` keeps) — one JSON object with ``"interrupted": true`` under --json,
-    else a short summary — and return it. ``main`` then exits with status 130."""
+    """After Ctrl-C or SIGTERM: print the best point found so far (``est.search_``, the partial
+    search result ``BoundSVC.fit`` keeps) — one JSON object with ``"interrupted": true`` and
+    ``"signal"`` (SIGINT or SIGTERM) under --json, else a short summary — and return it.
+    ``main`` then exits with status 130 (SIGINT) or 143 (SIGTERM)."""
     out = sys.stdout if out is None else out
     res = getattr(est, "search_", None)
     report = {"interrupted": True, "kernel": args.kernel, "loss": args.loss,
@@ -183,12 +251,15 @@ def report_interrupted(est, args, out=None, t0=None) -> dict:
     if log is not None:
         report["log"] = log
         report["resume"] = f"--resume {log}"
+    term = _TERMINATION[0]
+    report["signal"] = "SIGTERM" if term is not None and term.sigterm else "SIGINT"
     if t0 is not None:
         report["time_s"] = time.perf_counter() - t0
     if args.json:
         print(json.dumps(report), file=out, flush=True)
     else:
-        lines = [f"svmbound: interrupted after {report['nfev']} evaluations"]
+        what = "terminated (SIGTERM)" if report["signal"] == "SIGTERM" else "interrupted"
+        lines = [f"svmbound: {what} after {report['nfev']} evaluations"]
         if report["value"] is not None:
             c = f" (C = {report['C']:.6g})" if "C" in report else ""
             lines.append(f"  best so far: value {report['value']:.6g} at theta = "
@@ -606,17 +677,28 @@ def main(argv=None) -> int:
     parser = build_parser()
     argv = cli_gridpy.fix_argv(sys.argv[1:] if argv is None else list(argv))
     args = parser.parse_args(argv)
-    try:
-        with warnings.catch_warnings():
-            warnings.showwarning = _show_warning
-            _run_command(args)
-    except (ValueError, OSError, EOFError, MemoryError) as exc:
-        print(f"svmbound: error: {_one_line(exc)}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("svmbound: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    with _Termination() as term:
+        _TERMINATION[0] = term
+        try:
+            with warnings.catch_warnings():
+                warnings.showwarning = _show_warning
+                _run_command(args)
+        except (ValueError, OSError, EOFError, MemoryError) as exc:
+            print(f"svmbound: error: {_one_line(exc)}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            if term.sigterm:
+                print("svmbound: terminated (SIGTERM)", file=sys.stderr)
+                return EXIT_TERMINATED
+            print("svmbound: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        finally:
+            _TERMINATION[0] = None
     return 0
+
+
+#: The ``_Termination`` of the running ``main`` (read by ``report_interrupted``).
+_TERMINATION = [None]
 
 
 def _one_line(exc: BaseException) -> str:

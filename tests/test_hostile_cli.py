@@ -327,3 +327,115 @@ def test_write_atomic_keeps_links_modes_and_devices(tmp_path):
         write_atomic(tmp_path / "fresh.txt", "--plot",
                      lambda tmp: (_ for _ in ()).throw(OSError(5, "boom")))
     assert sorted(os.listdir(tmp_path)) == ["fresh.txt", "link.txt", "real.txt"]
+
+
+# -- item 12: SIGTERM is Ctrl-C -----------------------------------------------------------------
+def _signal_after(monkeypatch, k, signum):
+    """Send ``signum`` to this process from the progress hook after the k-th evaluation."""
+    import svmbound.progress as progress
+
+    calls = [0]
+
+    def hook(self, ev, replayed=False):
+        calls[0] += 1
+        if calls[0] == k:
+            os.kill(os.getpid(), signum)
+
+    monkeypatch.setattr(progress.Progress, "on_evaluation", hook)
+
+
+def test_sigterm_prints_the_best_point_so_far_and_exits_143(labelled, tmp_path, capsys,
+                                                            monkeypatch):
+    train, _ = labelled
+    before = signal.getsignal(signal.SIGTERM)
+    _signal_after(monkeypatch, 2, signal.SIGTERM)
+    log = tmp_path / "run.jsonl"
+    assert main(["tune", str(train), "--json", "--quiet", "--log", str(log)]) == 143
+    cap = capsys.readouterr()
+    report = json.loads(cap.out)
+    assert report["interrupted"] is True and report["signal"] == "SIGTERM"
+    assert report["nfev"] == 2 and report["value"] is not None
+    assert report["resume"] == f"--resume {log}"
+    assert cap.err == "svmbound: terminated (SIGTERM)\n"
+    assert signal.getsignal(signal.SIGTERM) == before          # restored after the command
+    _signal_after(monkeypatch, 2, signal.SIGINT)                # Ctrl-C keeps its status
+    assert main(["tune", str(train), "--quiet"]) == 130
+    out = capsys.readouterr()
+    assert "svmbound: interrupted after 2 evaluations" in out.out
+    assert out.err == "svmbound: interrupted\n"
+
+
+@pytest.mark.parametrize("sigint", ["default", "ignored"])
+def test_sigterm_during_a_deferred_solve_is_raised_when_it_returns(sigint):
+    """``call_here`` defers Ctrl-C while a short numba call runs (an exception inside the numba
+    dispatcher becomes a SystemError); a SIGTERM then is deferred the same way — also when
+    SIGINT was ignored at the start, and a Ctrl-C stays ignored then."""
+    from svmbound.cli import _Termination
+    from svmbound.solvers.interrupt import StopFlag, call_here
+
+    done = []
+
+    def short_call():
+        os.kill(os.getpid(), signal.SIGTERM)
+        for _ in range(1000):          # bytecodes: the handler runs here, inside the call
+            pass
+        done.append(True)
+        return 7
+
+    before = signal.getsignal(signal.SIGINT)
+    if sigint == "ignored":
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with _Termination() as term:
+            if sigint == "ignored":
+                os.kill(os.getpid(), signal.SIGINT)        # ignored, as before the command
+                assert call_here(lambda: 3, flag=StopFlag()) == 3
+            with pytest.raises(KeyboardInterrupt):
+                call_here(short_call, flag=StopFlag())
+            assert done == [True] and term.sigterm
+            os.kill(os.getpid(), signal.SIGTERM)            # a second one: ignored
+        assert signal.getsignal(signal.SIGINT) == (signal.SIG_IGN if sigint == "ignored"
+                                                   else before)
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+@pytest.mark.parametrize("sigint", ["default", "ignored"])
+def test_sigterm_during_a_long_solve_exits_143_with_the_json(tmp_path, sigint):
+    """As a batch system's time limit: SIGTERM in the first, seconds-long solve of the command.
+    With SIGINT ignored (a background job of a script) a Ctrl-C before it changes nothing."""
+    X, y = make_classification(n_samples=3000, n_features=10, n_informative=6, flip_y=0.2,
+                               random_state=0)
+    data = tmp_path / "long.txt"
+    dump_svmlight_file(X, np.where(y == 1, 1, -1), str(data))
+    log = tmp_path / "run.jsonl"
+    cmd = [sys.executable, "-m", "svmbound.cli", "tune", str(data), "--loss", "l1", "--start",
+           "7", "1.6", "--json", "--progress", "--log", str(log)]
+
+    def preexec():
+        signal.signal(signal.SIGINT, signal.SIG_IGN if sigint == "ignored" else signal.SIG_DFL)
+
+    p = subprocess.Popen(cmd, cwd=REPO, env=_env(), stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, preexec_fn=preexec)
+    try:
+        p.stderr.read(1)               # the progress bar: the search has started
+        time.sleep(1.0)
+        if sigint == "ignored":
+            p.send_signal(signal.SIGINT)
+            time.sleep(0.3)
+            assert p.poll() is None
+        t0 = time.perf_counter()
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=60)
+        elapsed = time.perf_counter() - t0
+    finally:
+        if p.poll() is None:
+            p.kill()
+    err = err.decode()
+    assert p.returncode == 143, err
+    assert elapsed < 5.0, elapsed
+    report = json.loads(out)
+    assert report["interrupted"] is True and report["signal"] == "SIGTERM"
+    assert report["resume"] == f"--resume {log}"
+    assert "Traceback" not in err and "SystemError" not in err
+    assert err.rstrip().endswith("svmbound: terminated (SIGTERM)")
