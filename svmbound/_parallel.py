@@ -50,6 +50,11 @@ import threading
 from contextlib import contextmanager, nullcontext
 from functools import partial
 
+from ._blas import blas_threads, limit_blas
+from .solvers import request_stop
+from .solvers.interrupt import StopFlag, current_flag, stop_scope
+from .solvers.qp import cache_share, cache_share_scope
+
 __all__ = ["parallel_map", "parallel_map_then", "n_workers", "leaf_pool", "in_pool_worker",
            "worker_cap", "usable_cpus"]
 
@@ -122,10 +127,6 @@ def _call_in_context(fn, share, caller, blas_threads, cap, x, flag=None):
     None: a thread of the caller's), BLAS limited to the caller's ``blas_threads``; with a
     ``flag`` (threads only), every solve of ``fn`` stops on it (``solvers.interrupt.stop_scope``).
     Module-level, so that it pickles by reference (only ``fn`` needs cloudpickle)."""
-    from ._blas import limit_blas
-    from .solvers.interrupt import stop_scope
-    from .solvers.qp import cache_share_scope
-
     here = caller is None or _process() == caller
     busy = getattr(_worker, "busy", False)
     _worker.busy = True
@@ -146,8 +147,6 @@ def _call_flag():
     their next iteration, and those they would start return at once, instead of the call
     waiting for every worker's whole task (both bound searches, on a Ctrl-C: seconds to
     minutes)."""
-    from .solvers.interrupt import StopFlag, current_flag
-
     outer = current_flag()
     with StopFlag() as flag:
         if outer is not None and outer.is_set:
@@ -267,9 +266,6 @@ def parallel_map(fn, items, n_jobs) -> list:
     changing its objects in place (module docstring): return the changes instead."""
     from joblib import Parallel, delayed
 
-    from ._blas import blas_threads
-    from .solvers import request_stop
-    from .solvers.qp import cache_share
 
     items = list(items)
     if not items:                   # (the CV's candidates all trained already: no pieces left)
@@ -307,9 +303,6 @@ def parallel_map_then(fn, items, then, gn, n_jobs) -> tuple[list, list]:
     :func:`n_workers` threads; under another joblib backend, or with one worker, the same as
     ``parallel_map(fn, items)`` and then ``parallel_map(gn, every task)`` (``then`` in the
     order of ``items``). ``fn`` and ``gn`` follow :func:`parallel_map`'s rules."""
-    from .solvers import request_stop
-    from .solvers.qp import cache_share
-
     items = list(items)
     threads = _threads_backend()
     cap = getattr(_cap, "k", None)

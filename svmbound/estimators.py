@@ -24,8 +24,9 @@ from ._blas import limit_blas
 from ._parallel import worker_cap
 from ._validation import check_binary_y, check_class_y, check_X
 from .criteria import criterion_class, make_criterion
-from .export import binary_model, multiclass_model, write_libsvm_model
+from .export import binary_model, multiclass_model
 from .export import to_svc as export_to_svc
+from .export import write_libsvm_model
 from .fit_flow import BinaryMachine, OneVsOneMachine, fit_bound_svm, grid_axes
 from .kernels import ARD_KERNELS, ESTIMATOR_KERNELS, base_kernel, split_degree
 from .multiclass import decision_function as ovo_decision_function

@@ -27,6 +27,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._sparse import issparse
+from .kernels import LinearKernel, PolynomialKernel, RBFKernel
+from .kernels.ard import ARDRBFKernel, ScaledPolynomialKernel
+
 #: Kernels of the estimator that SVC / LIBSVM have, with LIBSVM's ``kernel_type`` name.
 EXPORTABLE_KERNELS = {"rbf": "rbf", "linear": "linear", "poly": "polynomial"}
 #: scikit-learn's name of each LIBSVM ``kernel_type``.
@@ -93,8 +97,6 @@ def _sv_matrix(sv, rows=None):
     indices); the LIBSVM file writer reads the rows' non-zeros from it (``_sv_entries``).
     Support vectors with more stored entries or features than an int32 can index are refused:
     neither SVC nor LIBSVM can hold them."""
-    from ._sparse import issparse
-
     if not issparse(sv):
         sv = np.asarray(sv, dtype=np.float64)
         return np.ascontiguousarray(sv if rows is None else sv[rows])
@@ -116,8 +118,6 @@ def _sv_entries(sv):
     ascending as a LIBSVM model line needs them, and the values of its non-zero entries. Sparse
     rows are read from their canonical CSR form (``_sv_matrix``; explicit zeros skipped), never
     densified."""
-    from ._sparse import issparse
-
     sv = _sv_matrix(sv)
     if issparse(sv):
         for lo, hi in zip(sv.indptr[:-1], sv.indptr[1:]):
@@ -133,9 +133,6 @@ def _sv_entries(sv):
 def _kernel_name(kernel) -> str:
     """The estimator's kernel name of a fitted kernel object ('rbf', 'linear', 'poly', or the
     object's own name for the others)."""
-    from .kernels import LinearKernel, PolynomialKernel, RBFKernel
-    from .kernels.ard import ARDRBFKernel, ScaledPolynomialKernel
-
     for cls, name in ((RBFKernel, "rbf"), (LinearKernel, "linear"), (PolynomialKernel, "poly"),
                       (ARDRBFKernel, "ard"), (ScaledPolynomialKernel, "ard-poly")):
         if type(kernel) is cls:
@@ -258,7 +255,6 @@ def to_svc(model: LibsvmModel, classes, tol: float = 1e-3):
     """
     from sklearn.svm import SVC
 
-    from ._sparse import issparse
 
     classes = np.asarray(classes)
     if model.labels.shape != classes.shape or np.any(model.labels != classes):

@@ -2,7 +2,6 @@
 compared with (§8.1).
 
 ``ScalingSelector`` — Chapelle §8, steps 1–6::
-
     1. initialise the scaling factors θ = (1, …, 1);
     2. in principal-component space: perform PCA (``space='pca'``);
     3. solve the SVM;
@@ -43,8 +42,10 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._sparse import reject_sparse
 from ._validation import check_binary_y, check_class_y
 from .criteria import criterion_class
+from .criteria.pairs import pairwise_criterion
 from .kernels.ard import ARDRBFKernel, ScaledPolynomialKernel
 from .search.gradient import minimize_lbfgsb, minimize_projected_gradient
 
@@ -153,8 +154,6 @@ class FilterSelector(SelectorMixin, BaseEstimator):
         self.n_features_to_select = n_features_to_select
 
     def fit(self, X, y):
-        from ._sparse import reject_sparse
-
         reject_sparse(X, "FilterSelector")
         X, y = validate_data(self, X, y, dtype=np.float64)
         if callable(self.score):
@@ -390,8 +389,6 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
 
     # -- fit ----------------------------------------------------------------------------------
     def fit(self, X, y):
-        from ._sparse import reject_sparse
-
         reject_sparse(X, "ScalingSelector (feature scaling in the PCA space of X)")
         crit_cls, (lo, hi) = self._check_params()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
@@ -402,7 +399,6 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
             def make_crit(Zs, kernel):
                 return crit_cls(Zs, y_pm, kernel, tol=float(self.tol))
         else:   # one-vs-one pairs, their criteria summed at one θ (class docstring)
-            from .criteria.pairs import pairwise_criterion
 
             self.classes_ = classes
 

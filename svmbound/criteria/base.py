@@ -26,13 +26,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._parallel import in_pool_worker, leaf_pool
 from .._validation import check_pm1, check_X
 from .._weights import check_weights
 from ..exceptions import ConvergenceWarning
 from ..kernels import Kernel, check_kernel, rbf_gamma
 from ..solvers import (DEFAULT_CACHE_MB, DualSolution, RadiusSolution, solve_radius,
                        solve_svm_dual, warm_start_alpha)
-from ..solvers.qp import check_tol
+from ..solvers.interrupt import StopFlag, stop_scope
+from ..solvers.qp import cache_share, cache_share_scope, check_tol
 
 
 def _kernel_key(kernel: Kernel) -> tuple:
@@ -126,7 +128,6 @@ class Objective:
 
     def _count_grad_call(self) -> None:
         """Hook called by every ``grad`` call (the search log's wrapper counts them)."""
-
 
 #: Below this many rows an evaluation alone (outside a pool worker) solves the radius QP after
 #: the SVM in its own thread instead of beside it in a second one: handing a solve of a few
@@ -312,8 +313,6 @@ class Criterion(Objective):
         solves always run one after the other: the hand-off cost more than the overlap saved.
         When the SVM solve is a cold one that another criterion has started
         (:class:`SharedColdSolves`), the radius QP is solved first, while that one runs."""
-        from .._parallel import in_pool_worker
-
         if self._svm_started_elsewhere(C, kernel):   # the radius QP while that one runs
             r = radius()
             return self.solve_svm(C, kernel), r
@@ -324,10 +323,6 @@ class Criterion(Objective):
 
     def _svm_beside_radius(self, C: float, kernel: Kernel, radius):
         """``solve_svm_and_radius`` with ``radius()`` in a thread of the leaf pool."""
-        from .._parallel import leaf_pool
-        from ..solvers.interrupt import StopFlag, stop_scope
-        from ..solvers.qp import cache_share, cache_share_scope
-
         half = cache_share() / 2.0    # the two solves share this thread's part of the cache
 
         def radius_in_scope():

@@ -38,11 +38,15 @@ import numpy as np
 
 from .._parallel import parallel_map as _parallel
 from .._validation import check_X
+from .._weights import check_weights
 from ..kernels import rbf_gamma
 from ..ovo import class_pairs, pair_subsets, vote
 from ..solvers import DEFAULT_CACHE_MB, solve_svm_dual
 from ..solvers.svm import check_loss
+from . import criterion_class, make_criterion
 from .base import Criterion, Evaluation, _kernel_key
+from .reference import (check_folds, held_out_decision, held_out_total, shared_gram,
+                        stratified_folds, training_rows)
 
 __all__ = ["PairwiseSum", "OvOCrossValidationError", "pairwise_criterion"]
 
@@ -231,7 +235,6 @@ class OvOCrossValidationError(Criterion):
     def __init__(self, X, y, kernel, *, loss: str = "l1", n_folds: int = 5, random_state=0,
                  n_jobs=None, tol: float = 1e-6, cache_size: float = DEFAULT_CACHE_MB,
                  warm_start: bool = True, weights=None, folds=None):
-        from .._weights import check_weights
 
         self.X = check_X(X)
         y = np.asarray(y).ravel()
@@ -260,7 +263,6 @@ class OvOCrossValidationError(Criterion):
         self._svm_prev_key = None
         self._radius_prev = {}
         self._last = None
-        from .reference import check_folds, stratified_folds
 
         self.folds = (stratified_folds(self.X, self.y, n_folds, random_state) if folds is None
                       else check_folds(folds, self.y.size))
@@ -276,8 +278,6 @@ class OvOCrossValidationError(Criterion):
     def _total(self) -> float:
         """What the errors are counted out of: the held-out rows (ℓ for k folds), or their
         summed weights."""
-        from .reference import held_out_total
-
         return held_out_total(self.folds, self.weights, self.y.size)
 
     def _train(self, task, C, kernel, gram=None):
@@ -285,8 +285,6 @@ class OvOCrossValidationError(Criterion):
         ``gram``: K(X, X) at ``kernel`` shared by every (fold, pair) training
         (``reference.shared_gram``). Changes nothing in ``self``: the caller keeps the
         solution for the next warm start."""
-        from .reference import held_out_decision, training_rows
-
         k, p = task
         rows, y_pm = self._fold_pairs[k][p]
         Xp, solve_kernel = training_rows(self.X, rows, kernel, gram)
@@ -306,8 +304,6 @@ class OvOCrossValidationError(Criterion):
         return sol, held_out_decision(self.X, rows, y_pm, sol, kernel, gram, te)
 
     def _compute(self, C, kernel, need_grad):
-        from .reference import shared_gram
-
         n_pairs = len(self.pairs)
         tasks = [(k, p) for k in range(self.n_folds) for p in range(n_pairs)]
         gram = shared_gram(self.X, kernel, self.n_folds, self.cache_size)
@@ -350,8 +346,6 @@ def pairwise_criterion(name: str, X, y_idx, kernel, *, n_classes: int | None = N
     with ``svmbound.criteria.make_criterion``; ``n_jobs`` threads over the pairs). Keyword
     arguments go to the criterion as for ``make_criterion``; ``weights`` (per-sample, over all
     rows of ``y_idx``) go to the voting CV whole and to each pair criterion as ``w[rows]``."""
-    from . import criterion_class, make_criterion
-
     y_idx = np.asarray(y_idx).astype(np.intp)
     k = int(y_idx.max()) + 1 if n_classes is None else int(n_classes)
     X = check_X(X)
@@ -363,8 +357,6 @@ def pairwise_criterion(name: str, X, y_idx, kernel, *, n_classes: int | None = N
         return OvOCrossValidationError(X, y_idx, kernel, n_jobs=n_jobs, weights=weights, **kw)
     subsets = pair_subsets(y_idx, k)
     if weights is not None:
-        from .._weights import check_weights
-
         weights = check_weights(weights, y_idx.size)
     crits = [make_criterion(name, X[rows], y_pm, kernel, loss=loss, random_state=random_state,
                             **kw, **({} if weights is None else {"weights": weights[rows]}))

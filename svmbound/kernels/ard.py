@@ -39,6 +39,7 @@ import functools
 
 import numpy as np
 
+from .._sparse import reject_sparse
 from .._validation import check_degree
 from .standard import POLY, RBF, Kernel, PolynomialKernel, RBFKernel, _row_blocks, _support
 
@@ -170,8 +171,6 @@ class _ScaledKernel(Kernel):
         return t
 
     def _check_X(self, X, name="X") -> np.ndarray:
-        from .._sparse import reject_sparse
-
         reject_sparse(X, f"the {self.name} kernel (per-feature scaling factors)")
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[1] != self.n_features:

@@ -43,9 +43,10 @@ from typing import Callable
 import numpy as np
 from scipy.optimize import minimize
 
+from .._blas import controller
 from .bfgs import (BAD_GRADIENT, LINE_SEARCH_FAILED, MAX_ITER, SMALL_STEP, STATIONARY,
-                   STATUS_MESSAGES, _check_box, _check_positive, project,
-                   projected_gradient_step, sufficient_decrease)
+                   STATUS_MESSAGES, _check_box, _check_positive, project, projected_gradient_step,
+                   sufficient_decrease)
 from .result import SearchResult
 
 __all__ = ["minimize_lbfgsb", "minimize_projected_gradient"]
@@ -62,8 +63,6 @@ class _SingleThreadBlas:
         self._limiter = None
 
     def single(self):
-        from .._blas import controller
-
         c = controller() if self.enabled else False
         if c:
             self._limiter = c.limit(limits=1, user_api="blas")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..solvers import decision_function
+from .result import SearchResult
 
 
 @dataclass
@@ -111,8 +112,6 @@ def evaluate_grid(criterion, log_C, log_sigma2, X_test=None, y_test=None,
 def minimize_grid(criterion, log_C, log_sigma2, progress=None):
     """Grid search: the grid point with the smallest criterion value, as a ``SearchResult``
     (nfev = number of grid points, njev = 0, ``grid`` = the full ``GridResult``)."""
-    from .result import SearchResult
-
     grid = evaluate_grid(criterion, log_C, log_sigma2, progress=progress)
     x = np.array(grid.argmin)
     best = int(np.nanargmin([p["value"] for p in grid.path]))
@@ -126,8 +125,6 @@ def minimize_grid(criterion, log_C, log_sigma2, progress=None):
 def minimize_grid_1d(criterion, log_C, progress=None):
     """Grid search over ln C alone, for kernels without a tuned parameter (linear): the grid
     point with the smallest criterion value, as a ``SearchResult`` (nfev = points, njev = 0)."""
-    from .result import SearchResult
-
     log_C = np.asarray(log_C, dtype=float)
     if criterion.n_params != 1:
         raise ValueError("a 1-D grid needs a criterion with ln C as its only parameter, got "
