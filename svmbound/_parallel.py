@@ -162,7 +162,7 @@ def _kept_pool(workers: int):
     """A ``ThreadPoolExecutor`` of ``workers`` threads kept for the life of the process (made
     anew in a forked child), for the calls made outside any pool worker: starting the threads
     of a fresh pool at every call cost about 8 % of a tuning on the quick benchmark cases
-    (BENCHMARKS.md, "Where a small tuning waits: the GIL")."""
+    (``docs/lab-notebook.md``, "Where a small tuning waits: the GIL")."""
     from concurrent.futures import ThreadPoolExecutor
 
     key = (os.getpid(), workers)

@@ -3,7 +3,7 @@
 Numba compiles ``np.exp`` in a loop to one call of the C library's scalar ``exp`` per entry
 (about 6 ns on the development machine: the SIMD math library SVML is not available), while an
 RBF kernel row is n exponentials: they were about half of a row's time, and kernel rows
-about half of an SMO solve (BENCHMARKS.md, "Solvers": 7.8 ns of a row's 19.5 ns per value on
+about half of an SMO solve (``docs/lab-notebook.md``, "Solvers": 7.8 ns of a row's 19.5 ns per value on
 ijcnn1). Written with arithmetic and a bit shift only, the same loop runs on the vector units
 at about 1.4 ns per value.
 

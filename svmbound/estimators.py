@@ -64,9 +64,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         the radius–margin minimum (L2) or the span minimum (L1) are candidates (the start only
         when none beats the majority class), and the one with the smallest ``n_folds``-fold CV error
         wins (on more than 2·``tune_subsample`` rows: searches on a subsample, a hold-out
-        error picks). Measured reason (BENCHMARKS.md, "svmbound vs peers"): a bound's minimum alone
-        can be far off (radius–margin on ijcnn1: 7.2 % against grid search's 2.0 %; L1 bound
-        3.3 on australian: 41.7 % against 14.2 %). With a non-gradient search 'auto' means
+        error picks): a bound's minimum alone can be far off (BENCHMARKS.md). With a non-gradient search 'auto' means
         'radius-margin'. Or 'radius-margin' (the radius–margin bound of the loss alone, Chung)
         or any name of ``svmbound.criteria.CRITERIA``, minimised by ``search``.
     kernel : 'rbf' | 'linear' | 'poly' | 'ard' | 'ard-poly'
@@ -112,8 +110,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         fit in half of ``cache_size``: at SVC's 200 MB, 2,336 rows (so 4,673 rows or more are
         tuned on a subsample); with "auto" on a machine of 16 GB or more, 10,575
         (``svmbound.strategy.span_memory_rows``). None: always every row, whatever the
-        memory. Measured reason: BENCHMARKS.md, "Large data" (ijcnn1, 49,990 rows) and
-        "Sparse input: memory on Reuters".
+        memory (``docs/decisions.md``).
     gtol : gradient searches stop when the projected gradient is below gtol·|f(start)|
         (relative, because the criterion's gradient is only as accurate as the solver
         tolerance, Chung §4.3).

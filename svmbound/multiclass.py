@@ -101,12 +101,8 @@ def _label(v) -> str:
 # fitting
 # -------------------------------------------------------------------------------------------
 #: Pairs whose median size, rows² × features per row, is below this are fitted on one thread
-#: whatever ``n_jobs`` (:func:`pair_threads`). Such a pair's solve takes well under a
-#: millisecond and the Python around it, which holds the GIL, about a third of that, so a
-#: second thread mostly waits for the GIL. Measured (BENCHMARKS.md, "Multi-class: threads by
-#: pair size"), 2 cores, n_jobs=2 against one thread: letter (325 pairs of ~115 rows × 16,
-#: 2·10⁵) 8.2 s against 7.0 s (means of two runs); pendigits (~300 × 16, 1.4·10⁶) and digits (~180 × 64, 2·10⁶)
-#: equal; satimage (~500 × 36, 9·10⁶) and dna (~1,000 × 180) 30–40 % faster on two.
+#: whatever ``n_jobs`` (:func:`pair_threads`): such a pair's solve is shorter than the Python
+#: around it, which holds the GIL (``docs/decisions.md``).
 PAIR_THREADS_MIN_WORK = 5e5
 
 

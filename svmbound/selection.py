@@ -234,7 +234,7 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
         (−5 − ln D, 10) for the linear kernel, with D the working dimensions (the data are
         scaled by √D, so one feature alone needs a factor of about √D times the start to carry
         the classifier — 84× for D = 7129 genes; a box of e^2.5 ≈ 12× then leaves every factor on
-        the bound and the ranking to feature order, see BENCHMARKS.md, Golub), and (−5, 10)
+        the bound and the ranking to feature order, see docs/lab-notebook.md, Golub), and (−5, 10)
         for the other kernels. With (−5, 10) a factor
         can shrink by e⁵ ≈ 150 (what selection needs) but grow only by e^2.5 ≈ 12. With
         factors e⁵ times the start (lower bound −10) the polynomial kernel reaches ~10⁸ and

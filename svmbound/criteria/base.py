@@ -131,8 +131,8 @@ class Objective:
 
 #: Below this many rows an evaluation alone (outside a pool worker) solves the radius QP after
 #: the SVM in its own thread instead of beside it in a second one: handing a solve of a few
-#: milliseconds to another thread and waiting for it cost more than it saved (BENCHMARKS.md,
-#: "The radius QP in a second thread only from 200 rows").
+#: milliseconds to another thread and waiting for it cost more than it saved
+#: (``docs/decisions.md``).
 RADIUS_THREAD_MIN_ROWS = 200
 
 
@@ -155,11 +155,9 @@ class Criterion(Objective):
 
     #: Whether a solve at new kernel parameters starts from the previous solution's α
     #: (``warm_start_alpha``: its initial gradient costs a kernel pass over the support
-    #: vectors) or cold. Measured along the default's search paths (IDA split 1, 8 sets, both
-    #: losses, one BLAS thread, best of 4; BENCHMARKS.md "Cold starts across kernels"): the
-    #: warm start saved 10–30 % of the SMO iterations but cost time — radius–margin searches
-    #: 310 → 252 ms (L2) and 303 → 243 ms (L1) cold, the span search 440 → 427 ms. A step in C
-    #: alone still starts from the previous solution and its gradient (no kernel pass).
+    #: vectors) or cold (cold: faster along the default's search paths, ``docs/decisions.md``).
+    #: A step in C alone still starts from the previous solution and its gradient (no kernel
+    #: pass).
     warm_across_kernels = False
 
     def __init__(self, X, y, kernel: Kernel, *, tol: float = 1e-6,
