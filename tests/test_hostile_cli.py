@@ -439,3 +439,56 @@ def test_sigterm_during_a_long_solve_exits_143_with_the_json(tmp_path, sigint):
     assert report["resume"] == f"--resume {log}"
     assert "Traceback" not in err and "SystemError" not in err
     assert err.rstrip().endswith("svmbound: terminated (SIGTERM)")
+
+
+# -- item 13: one writer per log ----------------------------------------------------------------
+def _holding(log, ready_file):
+    """A process that opens ``log`` as a SearchLog (a new log) and keeps it open."""
+    code = (f"import time\n"
+            f"from svmbound.search.log import SearchLog\n"
+            f"log = SearchLog({str(log)!r}, 'data', {{'a': 1}})\n"
+            f"open({str(ready_file)!r}, 'w').close()\n"
+            f"time.sleep(60)\n")
+    p = subprocess.Popen([sys.executable, "-c", code], cwd=REPO, env=_env(),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not ready_file.exists():
+        assert p.poll() is None and time.monotonic() < deadline, p.stderr.read()
+        time.sleep(0.02)
+    return p
+
+
+def test_a_second_writer_of_a_log_is_refused_and_the_log_is_left_as_it_is(tmp_path):
+    from svmbound.search.log import SearchLog
+
+    log = tmp_path / "run.jsonl"
+    p = _holding(log, tmp_path / "ready")
+    try:
+        before = log.read_bytes()
+        for resume in (True, False):
+            with pytest.raises(ValueError, match=rf"{log} is in use: another svmbound run is "
+                                                 r"writing it") as exc:
+                SearchLog(str(log), "data", {"a": 1}, resume=resume)
+            assert type(exc.value).__name__ == "LogInUse"
+        assert log.read_bytes() == before                  # not cut, not appended to
+    finally:
+        p.kill()
+        p.wait()
+    with SearchLog(str(log), "data", {"a": 1}, resume=True) as again:   # the lock went with it
+        assert again.resumed and again.n_entries == 0
+        with pytest.raises(ValueError, match="is in use"):              # also in one process
+            SearchLog(str(log), "data", {"a": 1}, resume=True)
+    SearchLog(str(log), "data", {"a": 1}, resume=True).close()          # closed: free again
+
+
+def test_the_cli_refuses_to_resume_a_log_another_run_writes(labelled, tmp_path, capsys):
+    train, _ = labelled
+    log = tmp_path / "run.jsonl"
+    p = _holding(log, tmp_path / "ready")
+    try:
+        assert main(["tune", str(train), "--quiet", "--resume", str(log)]) == 2
+    finally:
+        p.kill()
+        p.wait()
+    err = capsys.readouterr().err
+    assert err.startswith(f"svmbound: error: {log} is in use") and err.count("\n") == 1

@@ -41,6 +41,14 @@ Pieces:
   records. Several criteria (stages of one fit) may share one log under different ``tag``\\ s;
   the replay follows the order of the log across them.
 
+While a :class:`SearchLog` is open it holds an exclusive advisory lock on the log file
+(``fcntl.flock``, LOCK_EX | LOCK_NB, taken before the file is read or cut): a second run that
+opens the same log to write it — two ``--resume run.jsonl`` at once, or a resume of a log that
+another run still writes — gets :class:`LogInUse` at once, naming the file, instead of
+interleaving lines or reading a half-written one. The lock goes with the process (a killed run
+leaves none behind). Where the file system cannot lock (some network file systems), a
+warning says so and the log is used without the lock.
+
 Replayed evaluations do not change the wrapped criterion (no solve); their ``info`` carries
 ``"replayed": True``. Code that reads solver state off the criterion right after an evaluation
 (``criterion._svm_prev``) sees the state restored after the last replayed one.
@@ -61,8 +69,8 @@ from ..kernels import with_gamma
 from .result import SearchResult
 from .state_file import StateFileError, encode, read_states, write_states
 
-__all__ = ["SearchLog", "LoggedCriterion", "RunControl", "LogMismatch", "data_fingerprint",
-           "jsonable", "partial_result", "LOG_VERSION", "INTERRUPTED"]
+__all__ = ["SearchLog", "LoggedCriterion", "RunControl", "LogMismatch", "LogInUse",
+           "data_fingerprint", "jsonable", "partial_result", "LOG_VERSION", "INTERRUPTED"]
 
 LOG_VERSION = 1
 #: ``status`` of the partial SearchResult of an interrupted search.
@@ -72,6 +80,31 @@ INTERRUPTED = -1
 class LogMismatch(ValueError):
     """The log does not belong to this run (other data, other parameters, or the search asks
     for other points than the log holds)."""
+
+
+class LogInUse(ValueError):
+    """Another process (or another open :class:`SearchLog`) is writing this log: it holds the
+    file's lock."""
+
+
+def _lock(fd: int, path: str) -> None:
+    """Take the exclusive lock of the log open as ``fd``, without waiting: ``LogInUse`` when
+    another holds it; a warning where the file system cannot lock."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        warnings.warn(f"{path}: this system has no fcntl.flock; the log is not locked against "
+                      "a second run writing it", RuntimeWarning, stacklevel=4)
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise LogInUse(f"{path} is in use: another svmbound run is writing it (it holds the "
+                       "file's lock); wait until that run ends, or log to another file") from None
+    except OSError as exc:
+        warnings.warn(f"{path}: cannot lock the log ({exc.strerror or exc}); a second run "
+                      "writing it at the same time would damage it", RuntimeWarning,
+                      stacklevel=4)
 
 
 def data_fingerprint(X, y, weights=None) -> str:
@@ -137,24 +170,40 @@ class SearchLog:
         self._restore_at: dict = {}      # entry index -> warm state to restore after it
         self._states: dict = {}          # tag -> (entry index, encoded warm state)
         self.resumed = False
-        if resume and os.path.exists(self.path) and os.path.getsize(self.path) > 0:
-            self._open_existing()
-            self.resumed = True
-        else:
-            self._start_new()
+        self._file = None
+        # opened without cutting it, locked, then read or cut: never touched unlocked
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            _lock(self._fd, self.path)
+            if resume and os.fstat(self._fd).st_size > 0:
+                self._open_existing()
+                self.resumed = True
+            else:
+                self._start_new()
+        except BaseException:
+            self.close()
+            raise
 
     # -- opening -------------------------------------------------------------------------
     def _start_new(self):
         for p in (self.state_path, self.state_path + ".prev"):
             if os.path.exists(p):
                 os.remove(p)
-        self._file = open(self.path, "w", encoding="utf-8")
+        os.ftruncate(self._fd, 0)
+        self._open_for_append()
         header = {"svmbound_log": LOG_VERSION, "data": self.data, "run": self.run,
                   "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
         self._write_line(header)
 
+    def _open_for_append(self):
+        """The text file the lines are written to, on the locked descriptor (its end)."""
+        os.lseek(self._fd, 0, os.SEEK_END)
+        self._file = open(self._fd, "a", encoding="utf-8", closefd=True)
+        self._fd = None                  # closed with the file (which releases the lock)
+
     def _open_existing(self):
-        with open(self.path, "rb") as f:
+        os.lseek(self._fd, 0, os.SEEK_SET)
+        with open(self._fd, "rb", closefd=False) as f:
             raw = f.read()
         lines = raw.split(b"\n")
         tail = lines.pop()               # b"" when the file ends with a newline
@@ -182,10 +231,9 @@ class SearchLog:
                                   f"expected {len(self.entries)}: the log is damaged")
             self.entries.append(entry)
         if tail:                         # a line cut short by a kill: drop it
-            with open(self.path, "r+b") as f:
-                f.truncate(good_len)
+            os.ftruncate(self._fd, good_len)
         self._load_states()
-        self._file = open(self.path, "a", encoding="utf-8")
+        self._open_for_append()
 
     def _check_header(self, header):
         if header.get("data") != self.data:
@@ -287,9 +335,14 @@ class SearchLog:
         self._file.flush()
 
     def close(self):
+        """Close the log and release its lock."""
         f = getattr(self, "_file", None)
         if f is not None and not f.closed:
             f.close()
+        fd = getattr(self, "_fd", None)
+        if fd is not None:
+            self._fd = None
+            os.close(fd)
 
     def __enter__(self):
         return self
