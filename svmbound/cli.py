@@ -2,7 +2,12 @@
 ``svmbound criteria`` and ``svmbound demo``.
 
 Plain output is a short human summary; ``--json`` prints one JSON object on stdout. Progress
-goes to stderr (``--quiet`` silences it).
+goes to stderr (``--quiet`` silences it). Every output path (--model, -out, --plot, --log,
+--resume) is checked before the data are read; model, plot and -out files are written to a
+temporary file in their folder and then renamed over the target.
+
+Exit status: 0 done; 2 an error (one line ``svmbound: error: …`` on stderr; a result already
+computed is printed first); 130 Ctrl-C and 143 SIGTERM, after the best point so far.
 """
 
 from __future__ import annotations

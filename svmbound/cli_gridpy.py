@@ -13,6 +13,8 @@
 * With any of them the loss defaults to l1 (LIBSVM's C-SVC, what grid.py tunes).
 * ``--model FILE``: write the final model in LIBSVM's format (loss l1; rbf, linear or poly
   kernel), checked before the search runs.
+* ``check_output_path`` and ``write_atomic``: the checks of an output path before the search
+  and the write by a temporary file and a rename, for every output file of ``tune``.
 
 argparse reads ``-log2c -5,15,2`` as two options; ``fix_argv`` joins such values
 (``-log2c=-5,15,2``) before parsing.

@@ -317,6 +317,9 @@ def _find_line(path: Path, predicate, limit=None):
     return None, ""
 
 
+# Our own line check, run only after scikit-learn's parser failed: its errors name neither the
+# file nor the line ("could not convert string to float: b'x'", "Feature indices in
+# SVMlight/LibSVM data file should be sorted and unique.").
 def _check_libsvm_line(line: bytes, n_features, base: int = 1):
     """None if ``line`` is a valid LIBSVM line, else a short reason (``base``: the index of the
     first column, for the ``n_features`` check)."""
