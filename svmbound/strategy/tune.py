@@ -69,24 +69,12 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     max_fev = config.stage_max_fev if max_fev is None else max_fev
     gtol = config.stage_gtol if gtol is None else gtol
     search_tol = tol if config.stage_tol is None else max(float(tol), config.stage_tol)
-
     t0 = time.perf_counter()
     names = (bounds_by_loss or config.bounds_by_loss)[loss]
     kw = {} if cache_size is None else {"cache_size": cache_size}
-    if subsample is not None:           # the span search's memory within the cache budget
-        subsample = min(int(subsample), span_memory_rows(cache_size, config))
-    split = tuning_rows(y_pm, subsample, random_state, config)
-    if split is None:
-        Xs, ys, ws = Xv, yv, wv = X, y_pm, weights
-        val_kw = {"n_folds": n_folds_for(y_pm, n_folds)}
-    else:
-        S, V = split
-        Xs, ys, ws = take_rows(X, y_pm, weights, S)
-        Xv, yv, wv = take_rows(X, y_pm, weights, np.concatenate([S, V]))
-        val_kw = {"folds": [(np.arange(S.size), np.arange(S.size, S.size + V.size))]}
-
-    # the two searches start at the same θ₀: a cold solve both need is made once
-    shared = SharedColdSolves()
+    split, (Xs, ys, ws), (Xv, yv, wv), val_kw = _rows(X, y_pm, weights, subsample, cache_size,
+                                                      random_state, n_folds, config)
+    shared = SharedColdSolves()   # the two searches start at the same θ₀
 
     def search(name):
         crit_loss = loss if loss in criterion_class(name).losses() else None
@@ -96,52 +84,89 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
             crit.share_cold_solves(shared)     # the same rows (Xs, ys, ws) for every search
         if wrap is not None:
             crit = wrap(crit, name)
-        fev = _budget(max_fev, name)
         res = minimize(crit.fun, x0, (lower, upper), jac=crit.grad, method=method,
-                       options={"gtol": gtol, "max_iter": max_iter, "max_fev": fev,
+                       options={"gtol": gtol, "max_iter": max_iter,
+                                "max_fev": _budget(max_fev, name),
                                 "backtrack": config.stage_backtrack,
                                 "max_step": config.stage_max_step}, callback=callback)
         res.criterion = crit.name
         return crit.name, res, crit.n_trainings, _solution_at(crit, res.x, loss, split)
 
-    # the searches are independent: joblib threads (numba SMO and BLAS release the GIL)
+    def own_candidates(name, x):
+        return candidate_points(x0, [(name, np.asarray(x, float))], lower, upper, steps,
+                                start_steps, loss=loss, config=config)
+
     cv = make("cv-error", Xv, yv, kernel, loss=loss,
               random_state=0 if random_state is None else random_state,
               tol=_cv_tol(tol, config) if cv_tol is None else cv_tol,
               n_jobs=n_jobs, weights=wv, **val_kw, **kw)
-    if sequential_searches or not config.overlap_cv or not hasattr(cv, "pieces"):
-        done = parallel_map(search, names, 1 if sequential_searches else n_jobs)
-    else:
-        # a search that ends first validates its own candidates while the other still runs
-        # (the candidate list below is the same points: its pieces are then found trained)
-        pieces = {}
+    done = _run_searches(search, names, cv, own_candidates, n_jobs, sequential_searches,
+                         config)
+    minima = [(name, np.asarray(res.x, float)) for name, res, _, _ in done]
+    stages = {name: res for name, res, _, _ in done}
+    path = [dict(e, stage=name) for name, res, _, _ in done for e in res.path]
+    solutions = {f"{name} minimum": sol for name, _, _, sol in done if sol is not None}
+    n_trainings = sum(n for _, _, n, _ in done)
 
-        def then(i, out):
-            own = candidate_points(x0, [(names[i], np.asarray(out[1].x, float))], lower,
-                                   upper, steps, start_steps, loss=loss, config=config)
-            pieces[i] = cv.pieces([theta for _, theta in own], rank=i)
-            return pieces[i]
-
-        done, trained = parallel_map_then(search, names, then, cv.run_piece, n_jobs)
-        for i, outs in enumerate(trained):      # in the order of the searches: deterministic
-            cv.keep_pieces(pieces[i], outs)
-    minima, stages, path = [], {}, []
-    n_trainings = nfev = njev = 0
-    solutions = {}
-    for name, res, n_train, sol in done:
-        stages[name] = res
-        if sol is not None:
-            solutions[f"{name} minimum"] = sol
-        minima.append((name, np.asarray(res.x, float)))
-        n_trainings += n_train
-        nfev += res.nfev
-        njev += res.njev
-        path.extend(dict(e, stage=name) for e in res.path)
-
-    cands = candidate_points(x0, minima, lower, upper, steps, start_steps, loss=loss,
-                             config=config)
     if wrap is not None:
         cv = wrap(cv, "cv-error")
+    records, start_added = _validate_candidates(
+        cv, lambda include_start: candidate_points(x0, minima, lower, upper, steps,
+                                                   start_steps, include_start=include_start,
+                                                   loss=loss, config=config),
+        weights, path, t0)
+    n_trainings += cv.n_trainings
+    result = _choice(records, cv, stages, path, split, np.asarray(y_pm).size, wv is not None,
+                     start_added)
+    # (solution, θ) of the search's own solve when a minimum is chosen (not a step from it),
+    # for the final training (popped by the estimator: not part of search_)
+    warm = solutions.get(result.chosen)
+    if warm is not None:
+        result.final_warm_start = warm
+    return result, n_trainings
+
+
+def _rows(X, y, weights, subsample, cache_size, random_state, n_folds, config):
+    """(split, (X, y, w) of the searches, (X, y, w) of the validation, the validation's fold
+    arguments): every row and ``n_folds`` stratified folds, or on large data (:mod:`.rows`)
+    the subsample S for the searches and one hold-out fold, S against the rows V."""
+    if subsample is not None:           # the span search's memory within the cache budget
+        subsample = min(int(subsample), span_memory_rows(cache_size, config))
+    split = tuning_rows(y, subsample, random_state, config)
+    if split is None:
+        return None, (X, y, weights), (X, y, weights), {"n_folds": n_folds_for(y, n_folds)}
+    S, V = split
+    fold = [(np.arange(S.size), np.arange(S.size, S.size + V.size))]
+    return (split, take_rows(X, y, weights, S),
+            take_rows(X, y, weights, np.concatenate([S, V])), {"folds": fold})
+
+
+def _run_searches(search, names, cv, own_candidates, n_jobs, sequential, config) -> list:
+    """[search(name) for each bound], side by side on ``n_jobs`` threads (numba's SMO and BLAS
+    release the GIL), or one after the other when a search log replays them in order. With
+    ``config.overlap_cv`` a search that ends first trains the CV pieces of its own candidates
+    (``own_candidates(name, minimum)``) on the worker it leaves while the other still runs;
+    they are kept in the order of the searches, so the results do not depend on timing."""
+    if sequential or not config.overlap_cv or not hasattr(cv, "pieces"):
+        return parallel_map(search, names, 1 if sequential else n_jobs)
+    pieces = {}
+
+    def then(i, out):
+        pieces[i] = cv.pieces([theta for _, theta in own_candidates(names[i], out[1].x)],
+                              rank=i)
+        return pieces[i]
+
+    done, trained = parallel_map_then(search, names, then, cv.run_piece, n_jobs)
+    for i, outs in enumerate(trained):
+        cv.keep_pieces(pieces[i], outs)
+    return done
+
+
+def _validate_candidates(cv, candidates, weights, path, t0) -> tuple[list, bool]:
+    """(records, whether θ₀ was added): the validation error of each of ``candidates(False)``
+    (fold pieces trained already are reused); when none beats always predicting the larger
+    class (both searches ran off, e.g. to a σ² so small that the SVM memorises), θ₀ too
+    (``candidates(True)``: the same list with the start appended)."""
     records = []
 
     def validate(points):
@@ -157,46 +182,39 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
                          "time_s": time.perf_counter() - t0, "accepted": False,
                          "stage": "cv-error"})
 
+    cands = candidates(False)
     validate(cands)
-    trivial = trivial_errors(cv)
-    start_added = False
-    if min(r["cv_errors"] for r in records) >= trivial - 1e-9:
-        # every bound's candidate is no better than predicting the larger class (both
-        # searches ran off, e.g. to a σ² so small that the SVM memorises): validate θ₀ too
-        # the same list with the start appended (candidate_points drops its duplicates)
-        extra = candidate_points(x0, minima, lower, upper, steps, start_steps,
-                                 include_start=True, loss=loss, config=config)[len(cands):]
-        validate(extra)
-        start_added = bool(extra)
-    n_trainings += cv.n_trainings
-    best = min(range(len(records)), key=lambda i: cv_key(records[i]))
-    chosen = records[best]
+    if min(r["cv_errors"] for r in records) < trivial_errors(cv) - 1e-9:
+        return records, False
+    extra = candidates(True)[len(cands):]
+    validate(extra)
+    return records, bool(extra)
+
+
+def _choice(records, cv, stages, path, split, n_rows, weighted, start_added) -> SearchResult:
+    """The SearchResult of the candidate with the fewest validation errors (:func:`cv_key`:
+    ties to the smaller C, then the smaller held-out hinge loss), saying how it was picked."""
+    chosen = records[min(range(len(records)), key=lambda i: cv_key(records[i]))]
     n_held = cv._total()
-    out_of = (f"{chosen['cv_errors']} of {int(n_held)}" if wv is None else
-              f"weighted {chosen['cv_errors']:.6g} of {n_held:.6g}")
+    out_of = (f"weighted {chosen['cv_errors']:.6g} of {n_held:.6g}" if weighted else
+              f"{chosen['cv_errors']} of {int(n_held)}")
     how = f"{cv.n_folds}-fold CV error"
     sub = None
     if split is not None:
-        sub = {"search": int(split[0].size), "validation": int(split[1].size),
-               "of": int(np.asarray(y_pm).size)}
+        sub = {"search": int(split[0].size), "validation": int(split[1].size), "of": int(n_rows)}
         how = (f"hold-out error (searches and trainings on {sub['search']} of {sub['of']} "
                f"rows, validated on {sub['validation']} others)")
     message = f"chose the {chosen['source']} by {how} ({out_of}) among {len(records)} candidates"
     if start_added:
         message += ("; the bounds' candidates were no better than always predicting the larger "
                     "class, so the start was validated too")
-    result = SearchResult(
-        x=np.asarray(chosen["x"]), fun=chosen["cv_rate"], jac=None, nfev=nfev + len(records),
-        njev=njev, nit=sum(r.nit for r in stages.values()), success=True, status=0,
-        message=message, path=path, candidates=records, stages=stages, chosen=chosen["source"],
-        n_folds=cv.n_folds, subsample=sub,
-        validation={"how": how.split(" (")[0], "trivial_rate": trivial / n_held})
-    # (solution, θ) of the search's own solve when a minimum is chosen (not a step from it),
-    # for the final training (popped by the estimator: not part of search_)
-    warm = solutions.get(chosen["source"])
-    if warm is not None:
-        result.final_warm_start = warm
-    return result, n_trainings
+    return SearchResult(
+        x=np.asarray(chosen["x"]), fun=chosen["cv_rate"], jac=None,
+        nfev=sum(r.nfev for r in stages.values()) + len(records),
+        njev=sum(r.njev for r in stages.values()), nit=sum(r.nit for r in stages.values()),
+        success=True, status=0, message=message, path=path, candidates=records, stages=stages,
+        chosen=chosen["source"], n_folds=cv.n_folds, subsample=sub,
+        validation={"how": how.split(" (")[0], "trivial_rate": trivial_errors(cv) / n_held})
 
 
 def _cv_tol(tol: float, config: StrategyConfig) -> float:
