@@ -14,17 +14,24 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
+import threading
 import time
 import warnings
 
 import numpy as np
 
-from . import __version__, cli_gridpy
-from .criteria import ALIASES, CRITERIA
+from . import __version__, cli_gridpy, plots
 from ._validation import check_known_labels
+from .criteria import ALIAS_TARGETS, ALIASES, CRITERIA
+from .datasets import load_demo, load_libsvm_files
 from .estimators import SEARCHES, BoundSVC
 from .kernels import ARD_KERNELS, ESTIMATOR_KERNELS
+from .progress import stderr_is_terminal
+from .search.grid import evaluate_grid, grid_range
+from .selection import ScalingSelector
 
 
 def _add_tune_options(p):
@@ -77,8 +84,6 @@ def _add_tune_options(p):
 
 def _subsample_arg(text: str):
     """--tune-subsample: a number of rows >= 10, or 'all' (None: every row)."""
-    import argparse
-
     if text.strip().lower() == "all":
         return None
     try:
@@ -126,9 +131,6 @@ class _Termination:
         self._saved = []               # (signal number, handler to restore)
 
     def __enter__(self):
-        import signal
-        import threading
-
         if threading.current_thread() is not threading.main_thread():
             return self
         try:
@@ -141,16 +143,12 @@ class _Termination:
         return self
 
     def __exit__(self, *exc):
-        import signal
-
         for signum, handler in reversed(self._saved):
             signal.signal(signum, handler)
         self._saved.clear()
         return False
 
     def _on_sigterm(self, signum, frame):
-        import signal
-
         self.sigterm = True
         if self._raised or self._pending:
             return
@@ -191,10 +189,6 @@ def run_control_kwargs(args, err=None) -> dict:
     lines of earlier versions are printed instead when stderr is not a terminal (logs, pipes),
     without --quiet. --log refuses an existing non-empty file (use --resume to continue it).
     """
-    import os
-
-    from .progress import stderr_is_terminal
-
     err = sys.stderr if err is None else err
     log = getattr(args, "log", None)
     resume = getattr(args, "resume", None)
@@ -212,8 +206,6 @@ def check_log_options(args) -> None:
     """--log and --resume: one file, not a folder, in a folder where a file can be created;
     --log refuses an existing non-empty file (--resume continues it). ValueErrors naming the
     option."""
-    import os
-
     log = getattr(args, "log", None)
     resume = getattr(args, "resume", None)
     if log is not None and resume is not None and os.path.abspath(log) != os.path.abspath(resume):
@@ -333,8 +325,6 @@ def load_inputs(train, test=None, scale=False, n_features=None, sparse=False) ->
     see the final width. With ``scale``, features are scaled to [-1, 1] like svm-scale, fitted
     on the training data.
     """
-    from .datasets import load_libsvm_files
-
     paths = [train] if test is None else [train, test]
     if scale:
         if sparse is True:
@@ -378,8 +368,6 @@ def check_outputs(args) -> None:
     runs, each error naming its option (issue 29, item 11): --plot (and its options), --log
     and --resume here; --model and -out in ``cli_gridpy.resolve``. Two options naming one file
     are refused."""
-    import os
-
     check_plot_options(args)
     check_log_options(args)
     named = {}
@@ -422,8 +410,6 @@ def check_plot_options(args) -> None:
 def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
-    from .search.grid import evaluate_grid, grid_range
-
     t0 = time.perf_counter()
     degree = _degree_arg(args.degree)
     check_plot_options(args)
@@ -494,8 +480,6 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
                        **({"stage": p["stage"]} if "stage" in p else {})}
                       for p in res.path]
     if args.plot:
-        from .plots import plot_contours
-
         y_pm = np.where(y == est.classes_[1], 1.0, -1.0)
         crit = est.make_criterion(X, y_pm, est.sample_weights(y_pm)[0])
         if not args.quiet:
@@ -509,7 +493,7 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
         if args.search == "grid":
             accepted = None  # the grid minimum is marked on the map already
         try:
-            write_atomic(args.plot, "--plot", lambda tmp: plot_contours(
+            write_atomic(args.plot, "--plot", lambda tmp: plots.plot_contours(
                 grid, tmp, path=accepted, final=est.best_theta_[:2],
                 title=f"{est.criterion_name_} ({args.loss.upper()}-SVM)"))
             report["plot"] = args.plot
@@ -625,8 +609,6 @@ def run_select(args, X, y, out=None, err=None, feature_base=1) -> dict:
     """``svmbound select``: Chapelle §8 feature selection; prints the kept features (numbered
     as in the LIBSVM file: column k is feature k + ``feature_base``; principal components from
     1) and their scaling factors."""
-    from .selection import ScalingSelector
-
     out = sys.stdout if out is None else out
     t0 = time.perf_counter()
     sel = ScalingSelector(n_features_to_select=args.keep, criterion=args.criterion,
@@ -659,8 +641,6 @@ def run_select(args, X, y, out=None, err=None, feature_base=1) -> dict:
 
 
 def criteria_table(as_json: bool) -> str:
-    from .criteria import ALIAS_TARGETS
-
     rows = [cls.describe() for cls in CRITERIA.values()]
     aliases = {v: k for k, v in ALIAS_TARGETS.items()}
     for r in rows:
@@ -739,8 +719,6 @@ def _run_command(args) -> None:
     elif args.command == "criteria":
         print(criteria_table(args.json))
     elif args.command == "demo":
-        from .datasets import load_demo
-
         check_outputs(args)
         X, y, Xt, yt = load_demo(random_state=args.random_state)
         if not args.quiet:

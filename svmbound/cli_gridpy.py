@@ -25,11 +25,14 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from .export import check_exportable, check_int_labels
 
 #: grid.py's defaults (LIBSVM tools/grid.py).
 DEFAULT_LOG2C = (-5.0, 15.0, 2.0)
@@ -266,8 +269,6 @@ def resolve(args) -> GridPy | None:
     """Before loading the data: turn the grid.py options into tune options (loss, criterion,
     search) and check --model, so that a bad combination fails before the search. Returns the
     resolved grid.py options, or None when none was given."""
-    from .export import check_exportable
-
     given = [o for o, v in (("-log2c", args.log2c), ("-log2g", args.log2g), ("-v", args.folds),
                             ("-out", args.gridpy_out)) if v is not None]
     if args.loss is None:
@@ -314,8 +315,6 @@ def apply(gp: GridPy | None, args, X, y) -> None:
     """After loading the data: the grid axes (γ = 1/features needs X) and the integer labels
     a LIBSVM model file needs — still before the search."""
     if args.model is not None:
-        from .export import check_int_labels
-
         check_int_labels(np.unique(y))
     if gp is None or not gp.grid:
         return
@@ -326,8 +325,6 @@ def apply(gp: GridPy | None, args, X, y) -> None:
 
 def finish(gp: GridPy | None, report: dict, n_samples: int, err=None, quiet=False) -> None:
     """After the search: write -out and report grid.py's best point on stderr."""
-    import sys
-
     if gp is None or not gp.grid or report.get("criterion") != "cv-error":
         return
     err = sys.stderr if err is None else err

@@ -24,6 +24,7 @@ Every random choice takes a ``random_state``.
 from __future__ import annotations
 
 import bz2
+import csv
 import errno
 import gzip
 import io
@@ -671,9 +672,6 @@ def _read_golub_matrix(path: Path):
     """(patient numbers, genes (accession), X of shape (samples, genes)) from one Golub CSV:
     columns 'Gene Description', 'Gene Accession Number', then per sample its value and a
     'call' column (A/P/M)."""
-    import csv
-    import io
-
     rows = [r for r in csv.reader(io.StringIO(_read_text(path))) if r]
     if not rows:
         raise ValueError(f"{path}: empty file")

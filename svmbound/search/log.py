@@ -64,6 +64,12 @@ import warnings
 
 import numpy as np
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: no lock (a warning says so)
+    fcntl = None
+
+from .._sparse import issparse
 from ..criteria.base import Evaluation, Objective
 from ..kernels import with_gamma
 from .result import SearchResult
@@ -90,9 +96,7 @@ class LogInUse(ValueError):
 def _lock(fd: int, path: str) -> None:
     """Take the exclusive lock of the log open as ``fd``, without waiting: ``LogInUse`` when
     another holds it; a warning where the file system cannot lock."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
+    if fcntl is None:  # pragma: no cover - not POSIX
         warnings.warn(f"{path}: this system has no fcntl.flock; the log is not locked against "
                       "a second run writing it", RuntimeWarning, stacklevel=4)
         return
@@ -110,8 +114,6 @@ def _lock(fd: int, path: str) -> None:
 def data_fingerprint(X, y, weights=None) -> str:
     """sha256 over the shapes, dtypes and bytes of X and y, and of the per-sample weights when
     there are any (what a log was written for)."""
-    from .._sparse import issparse
-
     h = hashlib.sha256()
     if issparse(X):           # the CSR arrays (never densified); a different dtype tag
         X = X.tocsr()
