@@ -545,7 +545,9 @@ def _columns(X, base: int, n_cols: int):
     X = sp.csr_matrix(X)
     if X.nnz and int(X.indices.max()) >= base + n_cols:   # later files beyond the width
         X = X[:, :base + n_cols]
-    X = sp.csr_matrix((X.data.astype(np.float64, copy=True), X.indices - base, X.indptr.copy()),
+    # the parse's own arrays (nothing else refers to them): no copy but the shifted indices
+    X = sp.csr_matrix((X.data.astype(np.float64, copy=False),
+                       X.indices - base if base else X.indices, X.indptr),
                       shape=(X.shape[0], n_cols))
     X.sort_indices()                # scikit-learn's parse refuses duplicate or unsorted indices
     return X
