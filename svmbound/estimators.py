@@ -18,6 +18,8 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.exceptions import NotFittedError
+from sklearn.utils._available_if import available_if
 from sklearn.utils.validation import _check_feature_names, _check_n_features, check_is_fitted
 
 from ._blas import limit_blas
@@ -32,6 +34,8 @@ from .kernels import ARD_KERNELS, ESTIMATOR_KERNELS, base_kernel, split_degree
 from .multiclass import decision_function as ovo_decision_function
 from .multiclass import fit_per_pair, pair_threads
 from .multiclass import predict as ovo_predict
+from .multiclass import predict_proba as ovo_predict_proba
+from .probability import MIN_PROB, sigmoid_predict
 from .progress import Progress
 from .search.log import RunControl, SearchLog, data_fingerprint
 from .solvers import DEFAULT_CACHE_MB
@@ -111,6 +115,16 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         tuned on a subsample); with "auto" on a machine of 16 GB or more, 10,575
         (``svmbound.strategy.span_memory_rows``). None: always every row, whatever the
         memory (``docs/decisions.md``).
+    strategy_config : ``svmbound.strategy.StrategyConfig`` or None
+        The default strategy's settings (None: ``DEFAULT_CONFIG``); for experiments.
+    probability : bool (default False)
+        Also fit Platt's sigmoid of each machine (``probA_``, ``probB_``) for
+        :meth:`predict_proba`, as SVC's ``probability=True``, on out-of-fold decision values:
+        with criterion='auto' those of the validation that picked the model — no extra
+        training (SVC and LIBSVM train 5 more times) — else of an ``n_folds``-fold CV at the
+        tuned point. Three or more classes: pairwise coupling (Wu, Lin & Weng 2004, LIBSVM's).
+        As with SVC, :meth:`predict` follows the decision function, not the probabilities: on
+        a few points near the boundary the class of largest probability can differ.
     gtol : gradient searches stop when the projected gradient is below gtol·|f(start)|
         (relative, because the criterion's gradient is only as accurate as the solver
         tolerance, Chung §4.3).
@@ -217,6 +231,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         "multiclass_theta": [StrOptions({"shared", "per-pair"})],
         "tune_subsample": [Interval(Integral, 10, None, closed="left"), None],
         "strategy_config": [StrategyConfig, None],
+        "probability": ["boolean"],
     }
 
     def __init__(self, loss="l2", criterion="auto", kernel="rbf", search="bfgs",
@@ -225,7 +240,8 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                  cache_size=DEFAULT_CACHE_MB, random_state=None, verbose=0, progress=False,
                  log_file=None, resume=False, criterion_params=None, n_jobs=None,
                  class_weight=None, decision_function_shape="ovr",
-                 multiclass_theta="shared", tune_subsample=5000, strategy_config=None):
+                 multiclass_theta="shared", tune_subsample=5000, strategy_config=None,
+                 probability=False):
         self.loss = loss
         self.criterion = criterion
         self.kernel = kernel
@@ -254,6 +270,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         self.decision_function_shape = decision_function_shape
         self.multiclass_theta = multiclass_theta
         self.strategy_config = strategy_config
+        self.probability = probability
 
     # -- fitting -------------------------------------------------------------------------
     def _uses_auto(self) -> bool:
@@ -387,7 +404,8 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
     #: Parameters that do not change the search (left out of a log's header).
     #: Parameters that do not change the result: a log does not record them, so a run may be
     #: resumed with other values (n_jobs: the same bits on any number of workers).
-    _RUN_CONTROL_PARAMS = ("verbose", "progress", "log_file", "resume", "n_jobs")
+    _RUN_CONTROL_PARAMS = ("verbose", "progress", "log_file", "resume", "n_jobs",
+                           "probability")
 
     def _progress_total(self, crit, lower, upper):
         """Evaluations the search will make, where known (grid, annealing), else None."""
@@ -467,6 +485,32 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         if len(self.classes_) > 2:   # one-vs-one voting
             return ovo_predict(self, X)
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+    def _check_proba(self):
+        if not self.probability:
+            raise AttributeError("predict_proba is not available when probability=False")
+        return True
+
+    @available_if(_check_proba)
+    def predict_proba(self, X):
+        """(n, n_classes) class probabilities, columns in ``classes_`` order: Platt's sigmoid of
+        the decision function (two classes), or of each pair's decision value coupled by Wu,
+        Lin & Weng's method 2 (three or more; ``svmbound.probability``), clipped to
+        [1e-7, 1 − 1e-7] per machine as LIBSVM does. Needs ``probability=True`` at fit."""
+        check_is_fitted(self, "dual_coef_")
+        if not hasattr(self, "probA_"):
+            raise NotFittedError("predict_proba is not available when fitted with "
+                                 "probability=False")
+        if len(self.classes_) > 2:
+            return ovo_predict_proba(self, X)
+        p1 = np.clip(sigmoid_predict(self.decision_function(X), self.probA_[0],
+                                     self.probB_[0]), MIN_PROB, 1.0 - MIN_PROB)
+        return np.column_stack([1.0 - p1, p1])
+
+    @available_if(_check_proba)
+    def predict_log_proba(self, X):
+        """The log of :meth:`predict_proba`."""
+        return np.log(self.predict_proba(X))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -37,6 +37,7 @@ from .criteria.pairs import pairwise_criterion
 from .exceptions import SearchWarning
 from .kernels import base_kernel, split_degree, with_gamma
 from .multiclass import check_pairs, pair_model, set_pair_models, train_pairs
+from .probability import sigmoid_train
 from .ovo import pair_subsets
 from .search import minimize_annealing, minimize_grid, minimize_grid_1d, tune_c_convex
 from .search.box import box_and_start
@@ -47,6 +48,7 @@ from .search.space import SearchSpace, criterion_objective
 from .solvers import solve_svm_dual, warm_start_alpha
 from .strategy import (auto_box_and_start, check_validation_classes, next_usable_candidate,
                        single_sample_classes, tune_auto, validation_problems)
+from .strategy.candidates import n_folds_for
 from .training_data import TrainingData
 
 __all__ = ["fit_bound_svm", "BinaryMachine", "OneVsOneMachine", "run_search", "grid_axes"]
@@ -131,6 +133,20 @@ class BinaryMachine:
         problems = model_problems(y_pm, f, final.converged, rate,
                                   getattr(est, "criterion_name_", None), weights)
         return Trained(theta, final, problems, [], projected)
+
+    def validation_at(self, kernel0):
+        """The k-fold CV error criterion of this loss (the out-of-fold decision values of
+        ``probability=True`` after a named criterion)."""
+        est = self.est
+        return make_criterion("cv-error", self.data.X, self.y, kernel0, loss=est.loss,
+                              random_state=0 if est.random_state is None else est.random_state,
+                              tol=est._final_tol(), n_folds=n_folds_for(self.y, est.n_folds),
+                              cache_size=est.cache_size, weights=self.data.weights)
+
+    def platt(self, y_rows, F):
+        """Platt's (A, B) of the machine from out-of-fold decision values (1,) each."""
+        A, B = sigmoid_train(F, y_rows)
+        return np.array([A]), np.array([B])
 
     def install(self, tr: Trained, kernel0):
         """Set the fitted model on the estimator; returns its kernel."""
@@ -227,6 +243,23 @@ class OneVsOneMachine:
                                               getattr(est, "criterion_name_", None))
         return Trained(theta, models, problems, pair_problems, projected)
 
+    def validation_at(self, kernel0):
+        """The voting machine's k-fold CV error criterion (out-of-fold pair decision values)."""
+        est = self.est
+        return self.factory("cv-error", self.data.X, self.y, kernel0, loss=est.loss,
+                            random_state=0 if est.random_state is None else est.random_state,
+                            tol=est._final_tol(), n_folds=n_folds_for(self.y, est.n_folds),
+                            cache_size=est.cache_size, n_jobs=est.n_jobs)
+
+    def platt(self, y_rows, F):
+        """Platt's (A, B) of each pair (i, j) from the out-of-fold decision values of the rows
+        of its two classes (+1: class i)."""
+        A, B = np.empty(self.n_models), np.empty(self.n_models)
+        for p, (i, j, _, _) in enumerate(self.subsets):
+            mine = (y_rows == i) | (y_rows == j)
+            A[p], B[p] = sigmoid_train(F[mine, p], np.where(y_rows[mine] == i, 1, -1))
+        return A, B
+
     def install(self, tr: Trained, kernel0):
         kernel = tr.model[0].kernel
         set_pair_models(self.est, self.data.X, self.y, tr.model, kernel)
@@ -315,6 +348,12 @@ def fit_bound_svm(est, data: TrainingData, machine, t0: float):
         est.criterion_name_ = "auto"
     if isinstance(machine, OneVsOneMachine):
         result.pair_problems = tr.pair_problems
+    held_out = result.pop("held_out", None)
+    if est.probability:
+        n_search += fit_probabilities(est, machine, result, tr, kernel0, held_out)
+    else:
+        for stale in ("probA_", "probB_"):
+            est.__dict__.pop(stale, None)
     if problems:
         warnings.warn("svmbound: " + "; ".join(problems), ModelWarning, stacklevel=4)
     kernel = machine.install(tr, kernel0)
@@ -327,6 +366,27 @@ def fit_bound_svm(est, data: TrainingData, machine, t0: float):
     est.best_params_ = with_gamma({"C": float(np.exp(tr.theta[0])), **kernel.get_params()})
     est.fit_time_ = time.perf_counter() - t0
     return est
+
+
+def fit_probabilities(est, machine, result, tr, kernel0, held_out) -> int:
+    """Platt's sigmoid of each machine (``probA_``, ``probB_``; ``svmbound.probability``) on
+    out-of-fold decision values: with the default strategy those of the validation of the
+    chosen candidate (no training), else — a named criterion, or a resumed run whose
+    validation came from its log — of an ``n_folds``-fold CV at the final θ (as LIBSVM's
+    ``-b 1``). Returns the trainings made."""
+    values = None
+    if held_out is not None:
+        values = held_out.get(result.get("chosen"))
+    n_trainings = 0
+    if values is None:
+        cv = machine.validation_at(kernel0)
+        cv.keep_held_out = True
+        cv.evaluate(tr.theta, need_grad=False)
+        values = cv.held_out_values(tr.theta)
+        n_trainings = cv.n_trainings
+    _, y_rows, F = values
+    est.probA_, est.probB_ = machine.platt(y_rows, F)
+    return n_trainings
 
 
 # -------------------------------------------------------------------------------------------
@@ -403,7 +463,7 @@ def run_auto(est, X, y, kernel, lower, upper, x0, callback, run=None, weights=No
         wrap=None if run is None else (lambda crit, tag: run.wrap(crit, tag=tag)),
         sequential_searches=run is not None and run.log is not None, weights=weights,
         criterion_factory=criterion_factory, subsample=est.tune_subsample,
-        config=est._config())
+        held_out=bool(est.probability), config=est._config())
     warm = result.pop("final_warm_start", None)
     return result, np.asarray(result.x, dtype=float).copy(), n_trainings, warm
 

@@ -62,6 +62,7 @@ from .checks import ModelWarning, model_problems
 from .criteria.pairs import _parallel
 from .kernels import Kernel, _row_blocks
 from .ovo import class_pairs, ovr_decision, pair_subsets, vote
+from .probability import MIN_PROB, pairwise_coupling, sigmoid_predict
 from .search.result import SearchResult
 from .solvers import solve_svm_dual, warm_start_alpha
 
@@ -197,6 +198,9 @@ def fit_per_pair(est, X, y_idx, weights=None):
     est.c_projected_ = np.array([bool(sub.c_projected_) for sub in subs])
     est.n_trainings_ = int(sum(sub.n_trainings_ for sub in subs))
     est.pair_estimators_ = subs
+    if est.probability:      # each pair's BoundSVC: +1 (its classes_[1]) is class i
+        est.probA_ = np.array([sub.probA_[0] for sub in subs])
+        est.probB_ = np.array([sub.probB_[0] for sub in subs])
     est.search_ = SearchResult(
         x=est.best_theta_, fun=est.best_value_, jac=None,
         nfev=int(sum(s.search_.get("nfev", 0) for s in subs)),
@@ -311,6 +315,19 @@ def decision_function(est, X) -> np.ndarray:
     if est.decision_function_shape == "ovo":
         return dec
     return ovr_decision(dec, est.classes_.size)
+
+
+def predict_proba(est, X) -> np.ndarray:
+    """(n, k) class probabilities: each pair's Platt sigmoid (``probA_``, ``probB_``) of its
+    decision value, clipped to [1e-7, 1 − 1e-7], coupled by Wu, Lin & Weng's method 2."""
+    dec = ovo_decision_values(est, _checked_X(est, X))
+    k = est.classes_.size
+    R = np.zeros((dec.shape[0], k, k))
+    for p, (i, j) in enumerate(class_pairs(k)):
+        r = np.clip(sigmoid_predict(dec[:, p], est.probA_[p], est.probB_[p]), MIN_PROB,
+                    1.0 - MIN_PROB)
+        R[:, i, j], R[:, j, i] = r, 1.0 - r
+    return pairwise_coupling(R)
 
 
 def predict(est, X) -> np.ndarray:

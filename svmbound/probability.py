@@ -92,25 +92,36 @@ def sigmoid_predict(f, A: float, B: float) -> np.ndarray:
 
 
 def pairwise_coupling(r: np.ndarray, max_iter: int | None = None) -> np.ndarray:
-    """Class probabilities (k,) from the pairwise matrix ``r`` (k × k, r[i, j] ≈ P(i | i or j),
-    r[j, i] = 1 − r[i, j]; the diagonal is ignored) by Wu, Lin & Weng's method 2 (module
-    docstring); stops when max_t |(Qp)_t − pᵀQp| < 0.005/k or after max(100, k) rounds."""
-    r = np.asarray(r, dtype=np.float64)
-    k = r.shape[0]
-    Q = -r.T * r                      # Q[t, j] = −r[j, t]·r[t, j]
-    np.fill_diagonal(Q, 0.0)
-    np.fill_diagonal(Q, (r.T ** 2).sum(axis=1) - np.diag(r) ** 2)   # Σ_{j≠t} r[j, t]²
-    p = np.full(k, 1.0 / k)
+    """Class probabilities from pairwise estimates by Wu, Lin & Weng's method 2 (module
+    docstring): ``r`` of shape (k, k) — r[i, j] ≈ P(i | i or j, x), r[j, i] = 1 − r[i, j], the
+    diagonal ignored — gives (k,); a stack (n, k, k) gives (n, k), each row iterated as alone.
+    A row stops when max_t |(Qp)_t − pᵀQp| < 0.005/k, or after max(100, k) rounds."""
+    R = np.asarray(r, dtype=np.float64)
+    single = R.ndim == 2
+    if single:
+        R = R[None]
+    n, k, _ = R.shape
+    RT = np.swapaxes(R, 1, 2)                 # RT[:, t, j] = R[:, j, t]
+    Q = -RT * R                               # Q[:, t, j] = −r[j, t]·r[t, j]
+    d = np.arange(k)
+    Q[:, d, d] = (RT ** 2).sum(axis=2) - R[:, d, d] ** 2      # Σ_{j≠t} r[j, t]²
+    P = np.full((n, k), 1.0 / k)
     eps = 0.005 / k
+    active = np.ones(n, dtype=bool)
     for _ in range(max(100, k) if max_iter is None else max_iter):
-        Qp = Q @ p
-        pQp = float(p @ Qp)
-        if np.max(np.abs(Qp - pQp)) < eps:
+        Qp = np.einsum("ntj,nj->nt", Q, P)    # recomputed each round, for accuracy
+        pQp = (P * Qp).sum(axis=1)
+        active &= np.max(np.abs(Qp - pQp[:, None]), axis=1) >= eps
+        if not active.any():
             break
+        a = np.flatnonzero(active)
+        Qa, Pa, Qpa, pQpa = Q[a], P[a], Qp[a], pQp[a]
         for t in range(k):
-            diff = (-Qp[t] + pQp) / Q[t, t]
-            p[t] += diff
-            pQp = (pQp + diff * (diff * Q[t, t] + 2.0 * Qp[t])) / (1.0 + diff) / (1.0 + diff)
-            Qp = (Qp + diff * Q[t]) / (1.0 + diff)
-            p /= 1.0 + diff
-    return p
+            diff = (-Qpa[:, t] + pQpa) / Qa[:, t, t]
+            Pa[:, t] += diff
+            pQpa = ((pQpa + diff * (diff * Qa[:, t, t] + 2.0 * Qpa[:, t]))
+                    / (1.0 + diff) / (1.0 + diff))
+            Qpa = (Qpa + diff[:, None] * Qa[:, t, :]) / (1.0 + diff)[:, None]
+            Pa /= (1.0 + diff)[:, None]
+        P[a] = Pa
+    return P[0] if single else P

@@ -85,3 +85,117 @@ def test_pairwise_coupling_meets_its_optimality_conditions():
     Qp = Q @ p
     assert np.max(np.abs(Qp - p @ Qp)) < 0.005 / k
     assert np.all(p >= 0) and p.sum() == pytest.approx(1.0, abs=1e-12)
+
+
+def test_pairwise_coupling_of_a_stack_is_each_row_alone():
+    rng = np.random.default_rng(4)
+    k, n = 4, 7
+    R = np.zeros((n, k, k))
+    iu = np.triu_indices(k, 1)
+    for m in range(n):
+        R[m][iu] = rng.uniform(0.02, 0.98, iu[0].size)
+        R[m].T[iu] = 1 - R[m][iu]
+    stacked = pairwise_coupling(R)
+    for m in range(n):
+        np.testing.assert_array_equal(stacked[m], pairwise_coupling(R[m]))
+
+
+# -- the estimator -----------------------------------------------------------------------------
+import warnings  # noqa: E402
+
+from sklearn.datasets import load_breast_cancer, load_iris  # noqa: E402
+from sklearn.exceptions import NotFittedError  # noqa: E402
+from sklearn.model_selection import cross_val_score  # noqa: E402
+from sklearn.preprocessing import StandardScaler  # noqa: E402
+
+from svmbound import BoundSVC  # noqa: E402
+from svmbound.criteria import make_criterion  # noqa: E402
+from svmbound.kernels import RBFKernel  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)[::2]
+    return X, y[::2]
+
+
+@pytest.mark.parametrize("loss", ["l2", "l1"])
+def test_default_strategy_probabilities_cost_no_training_and_leave_the_model(cancer, loss):
+    X, y = cancer
+    plain = BoundSVC(loss=loss, random_state=0).fit(X, y)
+    est = BoundSVC(loss=loss, random_state=0, probability=True).fit(X, y)
+    assert est.n_trainings_ == plain.n_trainings_
+    np.testing.assert_array_equal(est.best_theta_, plain.best_theta_)
+    np.testing.assert_array_equal(est.dual_coef_, plain.dual_coef_)
+    P = est.predict_proba(X)
+    assert P.shape == (X.shape[0], 2)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=1e-14)
+    f = est.decision_function(X)
+    order = np.argsort(f)
+    assert np.all(np.diff(P[order, 1]) >= 0)        # classes_[1] more likely as f grows
+    assert est.probA_[0] < 0
+    np.testing.assert_allclose(est.predict_log_proba(X), np.log(P))
+
+
+def test_default_strategy_sigmoid_is_platts_on_the_validations_out_of_fold_values(cancer):
+    """Fitted again from an independent 5-fold CV (the strategy's folds and tolerance) at the
+    chosen point, Platt's (A, B) agree with the estimator's to the solver tolerance."""
+    X, y = cancer
+    est = BoundSVC(loss="l1", random_state=0, probability=True).fit(X, y)
+    chosen = next(c for c in est.search_.candidates if c["source"] == est.search_.chosen)
+    y_pm = np.where(y == est.classes_[1], 1.0, -1.0)
+    C, s2 = np.exp(chosen["x"])
+    cv = make_criterion("cv-error", X, y_pm, RBFKernel(s2), loss="l1", random_state=0,
+                        tol=1e-2, n_folds=5)
+    cv.keep_held_out = True
+    cv.evaluate(np.log([C, s2]), need_grad=False)
+    _, y_rows, F = cv.held_out_values(np.log([C, s2]))
+    A, B = sigmoid_train(F, y_rows)
+    np.testing.assert_allclose([est.probA_[0], est.probB_[0]], [A, B], rtol=0.05, atol=0.05)
+
+
+def test_named_criterion_probabilities_take_one_cv_at_the_tuned_point(cancer):
+    X, y = cancer
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = BoundSVC(criterion="radius-margin").fit(X, y)
+        est = BoundSVC(criterion="radius-margin", probability=True, n_folds=4).fit(X, y)
+    assert est.n_trainings_ == plain.n_trainings_ + 4
+    P = est.predict_proba(X)
+    assert np.mean(est.classes_[P.argmax(axis=1)] == est.predict(X)) > 0.97
+
+
+@pytest.mark.parametrize("multiclass_theta", ["shared", "per-pair"])
+def test_multiclass_probabilities_by_pairwise_coupling(multiclass_theta):
+    X, y = load_iris(return_X_y=True)
+    est = BoundSVC(probability=True, random_state=0, multiclass_theta=multiclass_theta,
+                   n_jobs=1).fit(X, y)
+    assert est.probA_.shape == est.probB_.shape == (3,)
+    P = est.predict_proba(X)
+    assert P.shape == (150, 3)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-12)
+    assert np.mean(est.classes_[P.argmax(axis=1)] == est.predict(X)) > 0.95
+    assert np.mean(est.classes_[P.argmax(axis=1)] == y) > 0.9
+    if multiclass_theta == "shared":
+        plain = BoundSVC(random_state=0, n_jobs=1).fit(X, y)
+        assert est.n_trainings_ == plain.n_trainings_
+
+
+def test_predict_proba_needs_probability_true_as_svc():
+    X, y = load_iris(return_X_y=True)
+    est = BoundSVC(random_state=0)
+    assert not hasattr(est, "predict_proba")
+    with pytest.raises(AttributeError, match="predict_proba") as info:
+        est.predict_proba(X)
+    assert "probability=False" in str(info.value.__cause__)
+    est.fit(X[:100], y[:100]).set_params(probability=True)
+    with pytest.raises(NotFittedError, match="fitted with probability=False"):
+        est.predict_proba(X)
+
+
+def test_log_loss_scoring_works(cancer):
+    X, y = cancer
+    scores = cross_val_score(BoundSVC(probability=True, random_state=0), X, y, cv=3,
+                             scoring="neg_log_loss")
+    assert np.all(np.isfinite(scores)) and np.all(scores < 0)

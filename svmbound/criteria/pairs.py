@@ -274,11 +274,26 @@ class OvOCrossValidationError(Criterion):
         self.pairs = class_pairs(self.n_classes)
         self._fold_prev = [[None] * len(self.pairs) for _ in range(self.n_folds)]
         self._fold_key = None
+        #: keep each evaluation's out-of-fold decision values (:meth:`held_out_values`)
+        self.keep_held_out = False
+        self._held_out: dict = {}
 
     def _total(self) -> float:
         """What the errors are counted out of: the held-out rows (ℓ for k folds), or their
         summed weights."""
         return held_out_total(self.folds, self.weights, self.y.size)
+
+    def held_out_values(self, theta):
+        """(rows, their class indices, (rows, pairs) decision values of the pairs' machines
+        trained without them) at θ, when an evaluation there kept them (``keep_held_out``),
+        else None. Each row is held out by one fold; pair p's column is meaningful on the rows
+        of its two classes (Platt's sigmoid per pair, ``svmbound.probability``)."""
+        C, kernel = self.split_theta(np.asarray(theta, dtype=float))
+        F = self._held_out.get((C, _kernel_key(kernel)))
+        if F is None:
+            return None
+        rows = np.concatenate([te for _, te in self.folds])
+        return rows, self.y[rows], F[rows]
 
     def _train(self, task, C, kernel, gram=None):
         """Train pair p on fold k: (solution, its decision values on fold k's held-out rows).
@@ -315,8 +330,11 @@ class OvOCrossValidationError(Criterion):
         self.n_trainings += len(tasks)
         errors, hinge = 0, 0.0
         n_iter = sum(sol.n_iter for sol, _ in out)
+        F = np.full((self.y.size, n_pairs), np.nan) if self.keep_held_out else None
         for k, (_, te) in enumerate(self.folds):
             dec = np.column_stack([d for _, d in out[k * n_pairs:(k + 1) * n_pairs]])
+            if F is not None:
+                F[te] = dec
             yte = self.y[te]
             wrong = vote(dec, self.n_classes) != yte
             h = np.zeros(te.size)
@@ -331,6 +349,8 @@ class OvOCrossValidationError(Criterion):
                 wte = self.weights[te]
                 errors += float(wte[wrong].sum())
                 hinge += float(wte @ h) / (self.n_classes - 1)
+        if F is not None:
+            self._held_out[(C, _kernel_key(kernel))] = F
         value = float(errors)
         n = self._total()
         return value, None, {"n_folds": self.n_folds, "n_pairs": n_pairs, "n_iter": int(n_iter),

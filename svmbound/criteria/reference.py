@@ -210,9 +210,24 @@ class CrossValidationError(_ReferenceCriterion):
         self._fold_key: list = [None] * self.n_folds
         self._precomputed: dict = {}
         self._fold_ranks: dict = {}         # (C, kernel key) -> rank of each fold's result
+        #: keep each evaluation's out-of-fold decision values (:meth:`held_out_values`)
+        self.keep_held_out = False
+        self._held_out: dict = {}
 
     def _total(self) -> float:
         return held_out_total(self.folds, self.weights, self.y.size)
+
+    def held_out_values(self, theta):
+        """(held-out rows, their ±1 labels, the decision values there of the fold machines
+        trained without them) at θ, when an evaluation there kept them (``keep_held_out``),
+        else None: the out-of-fold values Platt's sigmoid is fitted on
+        (``svmbound.probability``)."""
+        C, kernel = self.split_theta(np.asarray(theta, dtype=float))
+        F = self._held_out.get((C, _kernel_key(kernel)))
+        if F is None:
+            return None
+        rows = np.concatenate([te for _, te in self.folds])
+        return rows, self.y[rows], F[rows]
 
     warm_state_attrs = Criterion.warm_state_attrs + ("_fold_prev", "_fold_key")
 
@@ -221,7 +236,7 @@ class CrossValidationError(_ReferenceCriterion):
         return shared_gram(self.X, kernel, self.n_folds, self.cache_size)
 
     def _fold(self, k, C, kernel, prev, prev_key, gram=None):
-        """(solution, errors, hinge loss) of fold k: train on its training part (warm-started
+        """(solution, errors, hinge loss, held-out decision values) of fold k: train on its training part (warm-started
         from ``prev``, this fold's solution at a previous θ whose kernel has ``prev_key``, or
         cold when None), count the held-out points ``predict`` gets wrong (:func:`misclassified`)
         and sum their hinge losses
@@ -246,7 +261,7 @@ class CrossValidationError(_ReferenceCriterion):
         margin = self.y[te] * f
         hinge = np.maximum(0.0, 1.0 - margin)
         return (sol, self._errors(te, misclassified(self.y[te], f)),
-                float(hinge.sum() if self.weights is None else self.weights[te] @ hinge))
+                float(hinge.sum() if self.weights is None else self.weights[te] @ hinge), f)
 
     def precompute(self, thetas, skip: int = 0) -> None:
         """Train every fold at every θ of ``thetas``, for ``evaluate`` to answer them later;
@@ -294,8 +309,8 @@ class CrossValidationError(_ReferenceCriterion):
                 for k in range(self.n_folds)]
 
     def run_piece(self, task) -> list:
-        """The (solution, errors, hinge loss) of one fold at each θ of one run (a piece of
-        :meth:`pieces`), warm-started along the run; changes nothing in ``self``."""
+        """The (solution, errors, hinge loss, held-out values) of one fold at each θ of one run
+        (a piece of :meth:`pieces`), warm-started along the run; changes nothing in ``self``."""
         k, run, _, gram = task
         prev = prev_key = None
         out = []
@@ -341,15 +356,20 @@ class CrossValidationError(_ReferenceCriterion):
                                                     self._fold_key[k], gram),
                                range(self.n_folds), self.n_jobs)
             del gram
-        for k, (sol, _, _) in enumerate(out):
+        for k, (sol, *_) in enumerate(out):
             self.note_solution(sol, f"SVM dual of fold {k}")
             self._fold_prev[k], self._fold_key[k] = sol, key
+        if self.keep_held_out:
+            F = np.full(self.y.size, np.nan)
+            for (_, te), res in zip(self.folds, out):
+                F[te] = res[3]
+            self._held_out[(C, key)] = F
         self.n_trainings += self.n_folds
-        value = float(sum(e for _, e, _ in out))
+        value = float(sum(res[1] for res in out))
         return value, None, {"n_folds": self.n_folds,
-                             "n_iter": int(sum(s.n_iter for s, _, _ in out)),
+                             "n_iter": int(sum(res[0].n_iter for res in out)),
                              "rate": value / self._total(),
-                             "hinge": float(sum(h for _, _, h in out)) / self._total()}
+                             "hinge": float(sum(res[2] for res in out)) / self._total()}
 
 
 class LeaveOneOutError(_ReferenceCriterion):

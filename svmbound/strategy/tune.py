@@ -36,7 +36,7 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
               callback=None, method: str = "bfgs", n_jobs=None, wrap=None,
               sequential_searches=False, weights=None,
               criterion_factory=None, subsample=None,
-              max_fev=None, config: StrategyConfig = DEFAULT_CONFIG
+              max_fev=None, held_out: bool = False, config: StrategyConfig = DEFAULT_CONFIG
               ) -> tuple[SearchResult, int]:
     """Run the default strategy (module docstring) and return (result, number of SVM
     trainings). ``result.x`` is the chosen θ, ``result.fun`` its CV error rate,
@@ -64,7 +64,9 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     (``cache_size``)), step 5 of the module docstring (the searches on a stratified subsample
     of m rows, a hold-out validation); ``result.subsample`` then gives the rows used
     ({"search": m, "validation": v, "of": n}), else None. ``subsample`` None: every row,
-    whatever the memory."""
+    whatever the memory. ``held_out``: also ``result.held_out``, {candidate source: the
+    validation's out-of-fold decision values there (``held_out_values``) or None}, for
+    probability estimates without another training (popped by the estimator)."""
     make = make_criterion if criterion_factory is None else criterion_factory
     max_fev = config.stage_max_fev if max_fev is None else max_fev
     gtol = config.stage_gtol if gtol is None else gtol
@@ -108,6 +110,8 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     solutions = {f"{name} minimum": sol for name, _, _, sol in done if sol is not None}
     n_trainings = sum(n for _, _, n, _ in done)
 
+    if held_out and hasattr(cv, "held_out_values"):
+        cv.keep_held_out = True
     if wrap is not None:
         cv = wrap(cv, "cv-error")
     records, start_added = _validate_candidates(
@@ -123,6 +127,9 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     warm = solutions.get(result.chosen)
     if warm is not None:
         result.final_warm_start = warm
+    if held_out:
+        values = getattr(cv, "held_out_values", lambda x: None)
+        result.held_out = {r["source"]: values(np.asarray(r["x"])) for r in records}
     return result, n_trainings
 
 
