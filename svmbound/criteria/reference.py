@@ -26,6 +26,9 @@ import threading
 
 import numpy as np
 
+from .._kernel_sums import held_out_sums
+from .._parallel import parallel_map
+from .._sparse import issparse
 from ..kernels import PolynomialKernel, RBFKernel
 from ..solvers import (GramRows, PrecomputedKernel, decision_function, solve_svm_dual,
                        warm_start_alpha)
@@ -112,8 +115,6 @@ def shared_gram(X, kernel, n_folds: int, cache_size) -> np.ndarray | None:
     or None where it would not pay or not fit: sparse X, kernels other than RBF and polynomial
     (a linear kernel row costs no more than reading it), one fold (a hold-out validation), or
     more than ``SHARED_GRAM_FRACTION`` of the thread's share of the cache ``cache_size``."""
-    from .._sparse import issparse
-
     if (SHARED_GRAM_FRACTION is None or n_folds < 2 or issparse(X)
             or type(kernel) not in (RBFKernel, PolynomialKernel)):
         return None
@@ -137,7 +138,6 @@ def held_out_decision(X, rows, y_rows, sol, kernel, gram, test) -> np.ndarray:
     (labels ``y_rows``), from the shared ``gram`` when there is one."""
     if gram is None:
         return decision_function(X[rows], y_rows, sol.alpha, sol.b, kernel, X[test])
-    from .._kernel_sums import held_out_sums
 
     sv = np.flatnonzero(sol.alpha > 0)
     # (np.ix_ blocks of K took 150 µs a training on letter, copies of whole rows 80 µs; the
@@ -278,8 +278,6 @@ class CrossValidationError(_ReferenceCriterion):
         as 15 pieces: with 2 workers no round of 5 folds leaves one worker idle, with 16 the
         candidates train side by side. The pieces, hence the results, do not depend on
         ``n_jobs``."""
-        from .._parallel import parallel_map
-
         tasks = self.pieces(thetas, skip)
         self.keep_pieces(tasks, parallel_map(self.run_piece, tasks, self.n_jobs))
 
@@ -349,7 +347,6 @@ class CrossValidationError(_ReferenceCriterion):
         self._fold_ranks.pop((C, key), None)
         if out is None or any(r is None for r in out):
             # the folds are independent: joblib threads (the SMO and BLAS release the GIL)
-            from .._parallel import parallel_map
 
             gram = self.shared_gram(kernel)
             out = parallel_map(lambda k: self._fold(k, C, kernel, self._fold_prev[k],
