@@ -250,12 +250,12 @@ def test_cli_usage_errors_exit_2(argv, capsys):
 
 
 def test_cli_permission_denied(d, capsys, monkeypatch):
-    import svmbound.datasets
+    import svmbound.libsvm_files
 
     def denied(path):
         raise PermissionError(13, "Permission denied", str(path))
 
-    monkeypatch.setattr(svmbound.datasets, "_open_binary", denied)
+    monkeypatch.setattr(svmbound.libsvm_files, "_open_binary", denied)
     assert main(["select", str(d / "train.txt"), "--keep", "1", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "Permission denied" in err and "train.txt" in err and "Traceback" not in err

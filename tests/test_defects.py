@@ -181,12 +181,12 @@ def test_huge_feature_index_is_refused_before_allocating(broken_files, monkeypat
 
 
 def test_permission_denied_is_a_clean_error(broken_files, capsys, monkeypatch):
-    import svmbound.datasets
+    import svmbound.libsvm_files
 
     def denied(path):
         raise PermissionError(13, "Permission denied", str(path))
 
-    monkeypatch.setattr(svmbound.datasets, "_open_binary", denied)
+    monkeypatch.setattr(svmbound.libsvm_files, "_open_binary", denied)
     assert main(["tune", str(broken_files / "train.txt"), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "Permission denied" in err and "train.txt" in err and "Traceback" not in err

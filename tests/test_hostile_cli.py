@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import dump_svmlight_file, make_classification
 
-from svmbound import datasets
+from svmbound import libsvm_files as datasets
 from svmbound.cli import main
 from svmbound.datasets import load_libsvm, load_libsvm_files
 from svmbound.exceptions import DataWarning
