@@ -25,7 +25,8 @@ import numpy as np
 
 from . import __version__, cli_gridpy, plots
 from ._validation import check_known_labels
-from .criteria import ALIAS_TARGETS, ALIASES, CRITERIA
+from .criteria import ALIASES, CRITERIA
+from .cli_report import criteria_table, fallback_report, jsonable_floats, summary
 from .datasets import load_demo, load_libsvm_files
 from .estimators import SEARCHES, BoundSVC
 from .kernels import ARD_KERNELS, ESTIMATOR_KERNELS
@@ -237,9 +238,9 @@ def report_interrupted(est, args, out=None, t0=None) -> dict:
                       nfev=int(res.nfev), njev=int(res.get("njev", 0)),
                       message=str(res.message))
         for k, v in params.items():
-            report[k] = _jsonable(v)
+            report[k] = jsonable_floats(v)
         if params.get("sigma2") is not None:
-            report["log_sigma2"] = _jsonable(np.log(params["sigma2"]))
+            report["log_sigma2"] = jsonable_floats(np.log(params["sigma2"]))
         report["path"] = [{"x": [float(v) for v in p["x"]], "value": float(p["value"]),
                            "grad": None if p.get("grad") is None else [float(v) for v in p["grad"]],
                            "time_s": float(p.get("time_s", 0.0)),
@@ -440,9 +441,9 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
     bp = est.best_params_
     sigma2 = bp.get("sigma2")
     report = {
-        "C": float(bp["C"]), "gamma": _jsonable(bp.get("gamma")), "sigma2": _jsonable(sigma2),
+        "C": float(bp["C"]), "gamma": jsonable_floats(bp.get("gamma")), "sigma2": jsonable_floats(sigma2),
         "log_C": float(est.best_theta_[0]),
-        "log_sigma2": None if sigma2 is None else _jsonable(np.log(sigma2)),
+        "log_sigma2": None if sigma2 is None else jsonable_floats(np.log(sigma2)),
         "kernel": args.kernel, "loss": args.loss, "criterion": est.criterion_name_,
         "value": est.best_value_, "nfev": int(res.nfev), "njev": int(res.njev),
         "nit": int(res.nit), "message": str(res.message),
@@ -450,10 +451,10 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
         "c_projected": bool(est.c_projected_),
         "train_accuracy": float(est.score(X, y)),
         "problems": list(res.get("problems", [])),
-        "fallback": _fallback_report(res.get("fallback")),
+        "fallback": fallback_report(res.get("fallback")),
     }
     if est.class_weight is not None:
-        report["class_weight"] = dict(zip(_jsonable(est.classes_), est.class_weight_.tolist()))
+        report["class_weight"] = dict(zip(jsonable_floats(est.classes_), est.class_weight_.tolist()))
     if "candidates" in res:
         report["chosen"] = res.chosen
         report["candidates"] = res.candidates
@@ -463,7 +464,7 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
     if "coef0" in bp:
         report["coef0"] = float(bp["coef0"])
     if args.kernel in ARD_KERNELS:
-        report["scaling_factors"] = _jsonable(est.kernel_.scaling_factors)
+        report["scaling_factors"] = jsonable_floats(est.kernel_.scaling_factors)
     if Xt is not None:
         report["test_accuracy"] = float(est.score(Xt, yt))
     failed = []                 # output files that could not be written (full disk, ...)
@@ -510,16 +511,6 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
     return report
 
 
-def _fallback_report(fb):
-    """The search that failed the model checks before the fallback (JSON-ready), or None."""
-    if fb is None:
-        return None
-    out = {k: v for k, v in fb.items() if k != "path"}
-    out["path"] = [{"x": [float(v) for v in p["x"]], "value": float(p["value"])}
-                   for p in fb.get("path", [])]
-    return out
-
-
 def _n_jobs_arg(text):
     """--n-jobs: a non-zero integer (joblib's n_jobs: -1 every core, -2 all but one, ...)."""
     try:
@@ -548,61 +539,6 @@ def _degree_arg(values):
     if len(values) == 2:
         return tuple(values)
     raise ValueError(f"--degree takes one degree or a range LOW HIGH, got {len(values)} values")
-
-
-def _jsonable(v):
-    """Floats and lists of floats for JSON (ARD parameters are arrays)."""
-    if v is None:
-        return None
-    a = np.asarray(v, dtype=float)
-    return float(a) if a.ndim == 0 else a.tolist()
-
-
-def _span(v) -> str:
-    a = np.asarray(v, dtype=float)
-    if a.ndim == 0:
-        return f"{float(a):.6g}"
-    return f"{a.size} values in [{a.min():.4g}, {a.max():.4g}]"
-
-
-def summary(r: dict) -> str:
-    what = f"{r['criterion']} bound"
-    if r["criterion"] == "auto":
-        sub = r.get("subsample")
-        what = ("bounds + cross-validation" if not sub else
-                f"bounds on {sub['search']} of {sub['of']} rows + hold-out validation")
-    lines = [f"svmbound: {what}, {r['loss'].upper()}-SVM, {r['kernel']} kernel",
-             f"  chosen   C = {r['C']:.6g} (ln C = {r['log_C']:.4f})"]
-    if isinstance(r.get("sigma2"), list):
-        lines.append(f"           sigma^2 = {_span(r['sigma2'])} (one per feature/group)")
-        top = np.argsort(r["scaling_factors"])[::-1][:10]
-        lines.append("           largest scaling factors 1/sigma (feature: factor): " + ", ".join(
-            f"{k + 1}: {r['scaling_factors'][k]:.3g}" for k in top))
-    elif r.get("sigma2") is not None:
-        lines.append(f"           sigma^2 = {r['sigma2']:.6g} (ln sigma^2 = {r['log_sigma2']:.4f}), "
-                     f"gamma = {r['gamma']:.6g}")
-    if r.get("degree") is not None:
-        lines.append(f"           degree = {r['degree']}, coef0 = {r['coef0']:.6g}")
-    lines.append(f"  value    {r['value']:.6g}  ({r['message']})")
-    if r.get("fallback"):
-        fb = r["fallback"]
-        lines.append(f"  WARNING  the {fb['criterion']} {fb['search']} search gave an unusable "
-                     f"model ({'; '.join(fb['problems'])}); fell back to the default strategy")
-    for p in r.get("problems", []):
-        lines.append(f"  WARNING  {p}")
-    lines.append(f"  cost     {r['nfev']} function and {r['njev']} gradient evaluations, "
-                 f"{r['n_trainings']} SVM trainings, {r['time_s']:.2f} s")
-    lines.append(f"  model    {r['n_sv']} support vectors; train accuracy {100 * r['train_accuracy']:.2f} %")
-    if "test_accuracy" in r:
-        lines.append(f"  test     accuracy {100 * r['test_accuracy']:.2f} %")
-    if r.get("c_projected"):
-        lines.append("  note     ln C reached its upper bound with no bounded SV: C set to max alpha "
-                     "(Chung §4.3)")
-    if "plot" in r:
-        lines.append(f"  plot     {r['plot']}")
-    if "model" in r:
-        lines.append(f"  saved    LIBSVM model {r['model']}")
-    return "\n".join(lines)
 
 
 def run_select(args, X, y, out=None, err=None, feature_base=1) -> dict:
@@ -638,24 +574,6 @@ def run_select(args, X, y, out=None, err=None, feature_base=1) -> dict:
                                                        report["scaling_factors"])]
         print("\n".join(lines), file=out)
     return report
-
-
-def criteria_table(as_json: bool) -> str:
-    rows = [cls.describe() for cls in CRITERIA.values()]
-    aliases = {v: k for k, v in ALIAS_TARGETS.items()}
-    for r in rows:
-        r["alias"] = aliases.get(r["name"])
-    if as_json:
-        return json.dumps(rows)
-    head = f"{'name':<22}{'loss':<7}{'grad':<6}source"
-    lines = [head, "-" * 78]
-    for r in rows:
-        name = r["name"] + (f" ({r['alias']})" if r["alias"] else "")
-        lines.append(f"{name:<22}{r['loss']:<7}{'yes' if r['differentiable'] else 'no':<6}"
-                     f"{r['source']}")
-        lines.append(f"    {r['formula']}")
-    lines.append("'radius-margin' picks rm-l2 for --loss l2 and rm-l1 for --loss l1.")
-    return "\n".join(lines)
 
 
 def main(argv=None) -> int:
