@@ -485,26 +485,45 @@ def range_path_of(path) -> str:
     return os.fspath(path) + ".range"
 
 
+def _write_text(path, text: str) -> None:
+    with open(os.fspath(path), "w", encoding="ascii", newline="\n") as fh:
+        fh.write(text)
+
+
+def write_libsvm_range(model: LibsvmModel, path) -> None:
+    """Write the range file of a model on scaled features (``libsvm_range_text``) to
+    ``path``."""
+    _write_text(path, libsvm_range_text(model))
+
+
 def write_libsvm_model(model: LibsvmModel, path, range_path=None) -> None:
     """Write ``model`` to ``path`` in LIBSVM's text format (``svm_load_model`` reads it).
 
     A model on scaled features (ARD: ``model.feature_scale``) is the model of the scaled
     features u_k = x_k/σ_k; its range file (``libsvm_range_text``) is written as well, to
-    ``range_path`` (default: ``range_path_of(path)``, ``<path>.range``). LIBSVM's tools then
-    predict raw data as ours:
+    ``range_path`` (None: ``range_path_of(path)``, i.e. ``<path>.range``; False: not written —
+    for a caller that writes it itself, e.g. atomically with ``write_libsvm_range``). LIBSVM's
+    tools then predict raw data as ours:
 
         svm-scale -r model.range test > test.scaled
         svm-predict test.scaled model out
 
     Both texts are made before either file is opened: a model that cannot be written (e.g.
     non-integer labels) leaves no file."""
-    text = libsvm_model_text(model)
-    files = [(os.fspath(path), text)]
+    files = [(path, libsvm_model_text(model))]
     if model.feature_scale is not None:
-        files.append((range_path_of(path) if range_path is None else os.fspath(range_path),
-                      libsvm_range_text(model)))
-    elif range_path is not None:
+        if range_path is not False:
+            files.append((range_path_of(path) if range_path is None else range_path,
+                          libsvm_range_text(model)))
+    elif range_path is not None and range_path is not False:
         raise ValueError("range_path: the model is on the raw features, it has no range file")
-    for where, content in files:
-        with open(where, "w", encoding="ascii", newline="\n") as fh:
-            fh.write(content)
+    for where, text in files:
+        _write_text(where, text)
+
+
+def model_of(estimator, first: int = 1) -> LibsvmModel:
+    """The ``LibsvmModel`` of a fitted ``BoundSVC``: ``multiclass_model`` for three or more
+    classes, else ``binary_model(estimator, first)`` (first=1: LIBSVM's decision values are
+    ``decision_function``, for the model file; first=0: SVC's sorted order, for ``to_svc``)."""
+    multi = len(getattr(estimator, "classes_", ())) > 2
+    return multiclass_model(estimator) if multi else binary_model(estimator, first=first)

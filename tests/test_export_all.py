@@ -284,3 +284,37 @@ def test_per_pair_kernels_that_differ_cannot_be_exported(tmp_path, kernel):
         with pytest.raises(ValueError, match="one kernel per class pair"):
             export()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_where_the_range_file_goes(tmp_path):
+    """Default ``<path>.range``; another path; False: the model file alone (for a caller that
+    writes the range file itself, ``write_libsvm_range``); a model on raw features has none;
+    a model that cannot be written (string labels) leaves neither file."""
+    from svmbound.export import model_of, write_libsvm_model, write_libsvm_range
+
+    est, (X, y, _, _) = _fit(("l2", "ard-poly", 3, "dense", "weighted"))
+    model = model_of(est)
+    assert model.feature_scale is not None and model.loss == "l2"
+    write_libsvm_model(model, tmp_path / "a", range_path=tmp_path / "elsewhere.txt")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "elsewhere.txt"]
+    write_libsvm_model(model, tmp_path / "b", range_path=False)
+    assert not (tmp_path / "b.range").exists()
+    write_libsvm_range(model, tmp_path / "b.range")
+    est.save_libsvm_model(tmp_path / "c")
+    for name in ("a", "b"):
+        assert (tmp_path / name).read_text() == (tmp_path / "c").read_text()
+    text = (tmp_path / "c.range").read_text()
+    assert (tmp_path / "elsewhere.txt").read_text() == (tmp_path / "b.range").read_text() == text
+    assert text == libsvm_range_text(model)
+    plain = model_of(_fit(("l2", "poly", 3, "dense", "weighted"))[0])
+    with pytest.raises(ValueError, match="raw features"):
+        write_libsvm_model(plain, tmp_path / "d", range_path=tmp_path / "d.range")
+    assert not (tmp_path / "d").exists()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ModelWarning)
+        named = BoundSVC(kernel="ard", max_iter=2).fit(X, np.where(y > 0, "yes", "no"))
+    out = tmp_path / "strings"
+    out.mkdir()
+    with pytest.raises(ValueError, match="integer labels"):
+        named.save_libsvm_model(out / "m")
+    assert list(out.iterdir()) == []
