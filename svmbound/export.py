@@ -58,20 +58,33 @@ EXPORTABLE_KERNELS = {"rbf": "rbf", "linear": "linear", "poly": "polynomial",
                       "ard": "rbf", "ard-poly": "polynomial"}
 #: scikit-learn's name of each LIBSVM ``kernel_type``.
 _SKLEARN_KERNEL = {"rbf": "rbf", "linear": "linear", "polynomial": "poly"}
+#: The kernels whose exported model is on the features scaled by 1/σ_k.
+_SCALED_KERNELS = ("ard", "ard-poly")
 #: The losses that export (both: see the module docstring).
 EXPORTABLE_LOSSES = ("l1", "l2")
 
 
-def check_exportable(loss: str, kernel: str) -> None:
-    """Raise a ValueError saying why (loss, kernel) cannot become an SVC / LIBSVM model; every
+def check_exportable(loss: str, kernel: str, *, with_scaling: bool = False) -> None:
+    """Raise a ValueError saying why (loss, kernel) cannot become an SVC / LIBSVM model. Every
     loss and kernel of the estimator can (a multi-class model with differing per-pair kernels
-    cannot, ``multiclass_model``)."""
+    cannot, ``multiclass_model``); the ARD kernels only with their feature scaling
+    (``with_scaling``: the caller exports it too — the Pipeline's scaler, or the range file
+    beside the model file, as ``to_svc`` and ``write_libsvm_model`` do). A caller that writes
+    the model file alone (``with_scaling=False``, the default) gets the ARD kernels refused:
+    their model file is on x_k/σ_k, and without the range file raw data would be predicted
+    wrongly."""
     if loss not in EXPORTABLE_LOSSES:
         raise ValueError(f"a model with loss={loss!r} cannot be exported: the losses are "
                          f"{', '.join(map(repr, EXPORTABLE_LOSSES))}")
     if kernel not in EXPORTABLE_KERNELS:
         raise ValueError(f"a model with kernel={kernel!r} cannot be exported: exportable are "
                          f"the kernels {', '.join(map(repr, EXPORTABLE_KERNELS))}")
+    if kernel in _SCALED_KERNELS and not with_scaling:
+        raise ValueError(f"a model with kernel={kernel!r} cannot be exported as a model file "
+                         "alone: it is the model of the features divided by sigma_k and needs "
+                         "svm-scale's range file beside it (BoundSVC.save_libsvm_model(path) "
+                         "writes both, path and path + '.range'; BoundSVC.to_svc() gives the "
+                         "Pipeline of the scaling and the SVC)")
 
 
 @dataclass
@@ -218,7 +231,7 @@ def binary_model(estimator, first: int = 1) -> LibsvmModel:
 
     check_is_fitted(estimator, "dual_coef_")
     loss = estimator.solution_.loss
-    check_exportable(loss, _kernel_name(estimator.kernel_))
+    check_exportable(loss, _kernel_name(estimator.kernel_), with_scaling=True)
     if first not in (0, 1):
         raise ValueError(f"first must be 0 or 1 (an index into classes_), got {first!r}")
     classes = np.asarray(estimator.classes_)
@@ -287,7 +300,7 @@ def multiclass_model(estimator) -> LibsvmModel:
                              "'per-pair') cannot be exported: SVC and LIBSVM use one kernel for "
                              "all pairs; fit with multiclass_theta='shared'")
         kernel = first
-    check_exportable(estimator.loss, _kernel_name(kernel))
+    check_exportable(estimator.loss, _kernel_name(kernel), with_scaling=True)
     kernel_type, gamma, coef0, degree, scale = _kernel_params(kernel)
     return LibsvmModel(
         kernel_type=kernel_type, gamma=gamma, coef0=coef0, degree=degree,

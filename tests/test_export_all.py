@@ -318,3 +318,22 @@ def test_where_the_range_file_goes(tmp_path):
     with pytest.raises(ValueError, match="integer labels"):
         named.save_libsvm_model(out / "m")
     assert list(out.iterdir()) == []
+
+
+def test_check_exportable():
+    """Both losses and every kernel export; the ARD kernels only with their scaling (a caller
+    that writes the model file alone, today ``tune --model``, gets them refused)."""
+    from svmbound.export import check_exportable
+
+    for loss, kernel in itertools.product(LOSSES, KERNELS):
+        check_exportable(loss, kernel, with_scaling=True)
+        if kernel not in ARD:
+            check_exportable(loss, kernel)
+    for kernel in ARD:
+        with pytest.raises(ValueError, match=f"kernel='{kernel}' cannot be exported as a model "
+                                             "file alone: .* needs svm-scale's range file"):
+            check_exportable("l2", kernel)
+    with pytest.raises(ValueError, match="loss='hinge' cannot be exported"):
+        check_exportable("hinge", "rbf")
+    with pytest.raises(ValueError, match="kernel='sigmoid' cannot be exported"):
+        check_exportable("l1", "sigmoid", with_scaling=True)
