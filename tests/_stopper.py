@@ -32,3 +32,18 @@ def stopped_solve(solve) -> float:
         thread.join()
     assert stopped_at, "the solve ended before a stop was requested"
     return time.perf_counter() - stopped_at[0]
+
+
+def interrupt_after(monkeypatch, k):
+    """Raise KeyboardInterrupt from the progress hook after the k-th evaluation (as a Ctrl-C
+    between two evaluations would)."""
+    import svmbound.progress as progress
+
+    calls = [0]
+
+    def hook(self, ev, replayed=False):
+        calls[0] += 1
+        if calls[0] == k:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(progress.Progress, "on_evaluation", hook)

@@ -29,7 +29,7 @@ from svmbound.solvers import solve_svm_dual
 from svmbound.solvers._smo import RBF, smo
 from svmbound.solvers.interrupt import SolverInterrupted, StopFlag, stop_scope
 
-from _stopper import stopped_solve
+from _stopper import interrupt_after, stopped_solve
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -198,24 +198,9 @@ def test_sigint_during_a_long_solve_exits_130_with_the_best_point_so_far(tmp_pat
 
 
 # -- the estimator keeps the search so far -----------------------------------------------------
-def _interrupt_after(monkeypatch, k):
-    """Raise KeyboardInterrupt from the progress hook after the k-th evaluation (as a Ctrl-C
-    between two evaluations would)."""
-    import svmbound.progress as progress
-
-    calls = [0]
-
-    def hook(self, ev, replayed=False):
-        calls[0] += 1
-        if calls[0] == k:
-            raise KeyboardInterrupt
-
-    monkeypatch.setattr(progress.Progress, "on_evaluation", hook)
-
-
 def test_fit_reraises_keyboardinterrupt_and_keeps_the_search_so_far(small, monkeypatch):
     X, y = small
-    _interrupt_after(monkeypatch, 3)
+    interrupt_after(monkeypatch, 3)
     est = BoundSVC()
     with pytest.raises(KeyboardInterrupt) as info:
         est.fit(X, y)
@@ -255,7 +240,7 @@ def test_resume_after_an_interruption_ends_where_the_uninterrupted_run_ends(
     k = ref.search_.nfev // 2
     log = tmp_path / "run.jsonl"
     with monkeypatch.context() as m:
-        _interrupt_after(m, k)
+        interrupt_after(m, k)
         with pytest.raises(KeyboardInterrupt):
             BoundSVC(log_file=str(log), **kw).fit(X, y)
     lines = log.read_text().splitlines()
@@ -298,7 +283,7 @@ def test_resume_in_the_validation_of_the_candidates_trains_only_what_the_log_lac
     k = ref.search_.nfev - n_cand + 1
     log = tmp_path / "run.jsonl"
     with monkeypatch.context() as m:
-        _interrupt_after(m, k)
+        interrupt_after(m, k)
         with pytest.raises(KeyboardInterrupt):
             BoundSVC(loss="l1", log_file=str(log)).fit(X, y)
     asked = []
@@ -404,7 +389,7 @@ def test_cli_progress_bar_on_request_only(train_file, capsys):
 
 def test_cli_ctrl_c_between_evaluations_prints_the_best_point_and_returns_130(
         train_file, tmp_path, monkeypatch, capsys):
-    _interrupt_after(monkeypatch, 2)
+    interrupt_after(monkeypatch, 2)
     log = tmp_path / "run.jsonl"
     assert main(["tune", str(train_file), "--quiet", "--log", str(log)]) == 130
     out = capsys.readouterr()
@@ -456,7 +441,7 @@ def test_a_run_logged_on_one_thread_resumes_on_two(small, tmp_path, monkeypatch)
     ref = BoundSVC(n_jobs=1).fit(X, y)
     log = tmp_path / "run.jsonl"
     with monkeypatch.context() as m:
-        _interrupt_after(m, ref.search_.nfev // 2)
+        interrupt_after(m, ref.search_.nfev // 2)
         with pytest.raises(KeyboardInterrupt):
             BoundSVC(log_file=str(log), n_jobs=1).fit(X, y)
     res = BoundSVC(log_file=str(log), resume=True, n_jobs=2).fit(X, y)

@@ -17,6 +17,8 @@ import svmbound.search.log as log_module
 from svmbound import BoundSVC
 from svmbound.search.state_file import StateFileError, encode, read_states, write_states
 
+from _stopper import interrupt_after
+
 
 @pytest.fixture(scope="module")
 def small():
@@ -32,19 +34,6 @@ class _Payload:
 
     def __reduce__(self):
         return (open, (self.marker, "w"))
-
-
-def _interrupt_after(monkeypatch, k):
-    import svmbound.progress as progress
-
-    calls = [0]
-
-    def hook(self, ev, replayed=False):
-        calls[0] += 1
-        if calls[0] == k:
-            raise KeyboardInterrupt
-
-    monkeypatch.setattr(progress.Progress, "on_evaluation", hook)
 
 
 def _same(a, b, path="state"):
@@ -73,7 +62,7 @@ def _same(a, b, path="state"):
 def _log_and_interrupt(tmp_path, monkeypatch, X, y, k, **kw):
     log = tmp_path / "run.jsonl"
     with monkeypatch.context() as m:
-        _interrupt_after(m, k)
+        interrupt_after(m, k)
         with pytest.raises(KeyboardInterrupt):
             BoundSVC(log_file=str(log), **kw).fit(X, y)
     return log

@@ -45,7 +45,7 @@ from ..solvers import DEFAULT_CACHE_MB, solve_svm_dual
 from ..solvers.svm import check_loss
 from . import criterion_class, make_criterion
 from .base import Criterion, Evaluation, _kernel_key
-from .reference import (check_folds, held_out_decision, held_out_total, shared_gram,
+from .reference import (HeldOutValues, check_folds, held_out_decision, held_out_total, shared_gram,
                         stratified_folds, training_rows)
 
 __all__ = ["PairwiseSum", "OvOCrossValidationError", "pairwise_criterion"]
@@ -200,7 +200,7 @@ class PairwiseSum(Criterion):
         raise NotImplementedError
 
 
-class OvOCrossValidationError(Criterion):
+class OvOCrossValidationError(HeldOutValues, Criterion):
     """k-fold cross-validation error count of the one-vs-one voting machine (module docstring).
 
     Folds: ``StratifiedKFold(n_folds, shuffle=True, random_state)`` over the class labels, fixed
@@ -274,26 +274,11 @@ class OvOCrossValidationError(Criterion):
         self.pairs = class_pairs(self.n_classes)
         self._fold_prev = [[None] * len(self.pairs) for _ in range(self.n_folds)]
         self._fold_key = None
-        #: keep each evaluation's out-of-fold decision values (:meth:`held_out_values`)
-        self.keep_held_out = False
-        self._held_out: dict = {}
 
     def _total(self) -> float:
         """What the errors are counted out of: the held-out rows (ℓ for k folds), or their
         summed weights."""
         return held_out_total(self.folds, self.weights, self.y.size)
-
-    def held_out_values(self, theta):
-        """(rows, their class indices, (rows, pairs) decision values of the pairs' machines
-        trained without them) at θ, when an evaluation there kept them (``keep_held_out``),
-        else None. Each row is held out by one fold; pair p's column is meaningful on the rows
-        of its two classes (Platt's sigmoid per pair, ``svmbound.probability``)."""
-        C, kernel = self.split_theta(np.asarray(theta, dtype=float))
-        F = self._held_out.get((C, _kernel_key(kernel)))
-        if F is None:
-            return None
-        rows = np.concatenate([te for _, te in self.folds])
-        return rows, self.y[rows], F[rows]
 
     def _train(self, task, C, kernel, gram=None):
         """Train pair p on fold k: (solution, its decision values on fold k's held-out rows).
@@ -350,7 +335,7 @@ class OvOCrossValidationError(Criterion):
                 errors += float(wte[wrong].sum())
                 hinge += float(wte @ h) / (self.n_classes - 1)
         if F is not None:
-            self._held_out[(C, _kernel_key(kernel))] = F
+            self._keep_held_out(C, _kernel_key(kernel), F)
         value = float(errors)
         n = self._total()
         return value, None, {"n_folds": self.n_folds, "n_pairs": n_pairs, "n_iter": int(n_iter),

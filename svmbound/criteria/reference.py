@@ -147,6 +147,30 @@ def held_out_decision(X, rows, y_rows, sol, kernel, gram, test) -> np.ndarray:
                          sol.alpha[sv] * y_rows[sv]) + sol.b
 
 
+class HeldOutValues:
+    """The out-of-fold decision values of a cross-validation criterion, kept per θ when
+    ``keep_held_out`` is set (Platt's sigmoid of ``probability=True`` is fitted on them,
+    ``svmbound.probability``); ``folds`` and ``y`` are the criterion's."""
+
+    keep_held_out = False
+
+    def _keep_held_out(self, C, key, F) -> None:
+        """Keep F, the decision values of every held-out row (rows × machines), at (C, kernel
+        key) when asked to."""
+        if self.keep_held_out:
+            self.__dict__.setdefault("_held_out", {})[(C, key)] = F
+
+    def held_out_values(self, theta):
+        """(held-out rows, their labels, the decision values there of the machines trained
+        without them) at θ, when an evaluation there kept them, else None."""
+        C, kernel = self.split_theta(np.asarray(theta, dtype=float))
+        F = self.__dict__.get("_held_out", {}).get((C, _kernel_key(kernel)))
+        if F is None:
+            return None
+        rows = np.concatenate([te for _, te in self.folds])
+        return rows, self.y[rows], F[rows]
+
+
 class _ReferenceCriterion(Criterion):
     loss = "l1"
     differentiable = False
@@ -175,7 +199,7 @@ class _ReferenceCriterion(Criterion):
         return self.y.size if self.weights is None else float(self.weights.sum())
 
 
-class CrossValidationError(_ReferenceCriterion):
+class CrossValidationError(HeldOutValues, _ReferenceCriterion):
     """k-fold cross-validation error count: Σ_folds #{p in the fold : predict^{−fold}(x_p) ≠ y_p}
     (:func:`misclassified`: f = 0 predicts −1, as ``BoundSVC.predict``).
 
@@ -210,24 +234,9 @@ class CrossValidationError(_ReferenceCriterion):
         self._fold_key: list = [None] * self.n_folds
         self._precomputed: dict = {}
         self._fold_ranks: dict = {}         # (C, kernel key) -> rank of each fold's result
-        #: keep each evaluation's out-of-fold decision values (:meth:`held_out_values`)
-        self.keep_held_out = False
-        self._held_out: dict = {}
 
     def _total(self) -> float:
         return held_out_total(self.folds, self.weights, self.y.size)
-
-    def held_out_values(self, theta):
-        """(held-out rows, their ±1 labels, the decision values there of the fold machines
-        trained without them) at θ, when an evaluation there kept them (``keep_held_out``),
-        else None: the out-of-fold values Platt's sigmoid is fitted on
-        (``svmbound.probability``)."""
-        C, kernel = self.split_theta(np.asarray(theta, dtype=float))
-        F = self._held_out.get((C, _kernel_key(kernel)))
-        if F is None:
-            return None
-        rows = np.concatenate([te for _, te in self.folds])
-        return rows, self.y[rows], F[rows]
 
     warm_state_attrs = Criterion.warm_state_attrs + ("_fold_prev", "_fold_key")
 
@@ -360,7 +369,7 @@ class CrossValidationError(_ReferenceCriterion):
             F = np.full(self.y.size, np.nan)
             for (_, te), res in zip(self.folds, out):
                 F[te] = res[3]
-            self._held_out[(C, key)] = F
+            self._keep_held_out(C, key, F)
         self.n_trainings += self.n_folds
         value = float(sum(res[1] for res in out))
         return value, None, {"n_folds": self.n_folds,
