@@ -26,9 +26,11 @@ import numpy as np
 from . import __version__, cli_gridpy, plots
 from ._validation import check_known_labels
 from .criteria import ALIASES, CRITERIA
-from .cli_report import criteria_table, fallback_report, jsonable_floats, summary
+from .cli_report import (criteria_table, fallback_report, jsonable_floats, report_interrupted,
+                         summary)
 from .datasets import load_demo, load_libsvm_files
 from .estimators import SEARCHES, BoundSVC
+from .export import model_of, range_path_of, write_libsvm_model, write_libsvm_range
 from .kernels import ARD_KERNELS, ESTIMATOR_KERNELS
 from .progress import stderr_is_terminal
 from .search.grid import evaluate_grid, grid_range
@@ -220,54 +222,6 @@ def check_log_options(args) -> None:
                          "remove it")
 
 
-def report_interrupted(est, args, out=None, t0=None) -> dict:
-    """After Ctrl-C or SIGTERM: print the best point found so far (``est.search_``, the partial
-    search result ``BoundSVC.fit`` keeps) — one JSON object with ``"interrupted": true`` and
-    ``"signal"`` (SIGINT or SIGTERM) under --json, else a short summary — and return it.
-    ``main`` then exits with status 130 (SIGINT) or 143 (SIGTERM)."""
-    out = sys.stdout if out is None else out
-    res = getattr(est, "search_", None)
-    report = {"interrupted": True, "kernel": args.kernel, "loss": args.loss,
-              "criterion": (res or {}).get("criterion", args.criterion),
-              "value": None, "theta": None, "nfev": 0, "njev": 0,
-              "message": "interrupted before the first evaluation", "path": []}
-    if res is not None and res.get("x") is not None:
-        x = np.asarray(res.x, dtype=float)
-        params = res.get("params") or {}
-        report.update(value=float(res.fun), theta=x.tolist(), log_C=float(x[0]),
-                      nfev=int(res.nfev), njev=int(res.get("njev", 0)),
-                      message=str(res.message))
-        for k, v in params.items():
-            report[k] = jsonable_floats(v)
-        if params.get("sigma2") is not None:
-            report["log_sigma2"] = jsonable_floats(np.log(params["sigma2"]))
-        report["path"] = [{"x": [float(v) for v in p["x"]], "value": float(p["value"]),
-                           "grad": None if p.get("grad") is None else [float(v) for v in p["grad"]],
-                           "time_s": float(p.get("time_s", 0.0)),
-                           "accepted": bool(p.get("accepted", False))} for p in res.path]
-    log = getattr(args, "resume", None) or getattr(args, "log", None)
-    if log is not None:
-        report["log"] = log
-        report["resume"] = f"--resume {log}"
-    term = _TERMINATION[0]
-    report["signal"] = "SIGTERM" if term is not None and term.sigterm else "SIGINT"
-    if t0 is not None:
-        report["time_s"] = time.perf_counter() - t0
-    if args.json:
-        print(json.dumps(report), file=out, flush=True)
-    else:
-        what = "terminated (SIGTERM)" if report["signal"] == "SIGTERM" else "interrupted"
-        lines = [f"svmbound: {what} after {report['nfev']} evaluations"]
-        if report["value"] is not None:
-            c = f" (C = {report['C']:.6g})" if "C" in report else ""
-            lines.append(f"  best so far: value {report['value']:.6g} at theta = "
-                         f"{np.round(report['theta'], 6).tolist()}{c}")
-        if log is not None:
-            lines.append(f"  continue with: --resume {log}")
-        print("\n".join(lines), file=out, flush=True)
-    return report
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="svmbound",
@@ -435,7 +389,9 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
     try:
         est.fit(X, y)
     except KeyboardInterrupt:
-        report_interrupted(est, args, out, t0)
+        term = _TERMINATION[0]
+        report_interrupted(est, args, out, t0,
+                           "SIGTERM" if term is not None and term.sigterm else "SIGINT")
         raise
     res = est.search_
     bp = est.best_params_
@@ -470,7 +426,15 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
     failed = []                 # output files that could not be written (full disk, ...)
     if getattr(args, "model", None):
         try:
-            write_atomic(args.model, "--model", est.save_libsvm_model)
+            if args.kernel in ARD_KERNELS:    # the model is on x/σ_k: svm-scale's range file
+                model = model_of(est)
+                write_atomic(args.model, "--model",
+                             lambda p: write_libsvm_model(model, p, range_path=False))
+                write_atomic(range_path_of(args.model), "--model",
+                             lambda p: write_libsvm_range(model, p))
+                report["range_file"] = range_path_of(args.model)
+            else:
+                write_atomic(args.model, "--model", est.save_libsvm_model)
             report["model"] = args.model
         except OSError as exc:
             failed.append(exc)
@@ -600,7 +564,7 @@ def main(argv=None) -> int:
     return 0
 
 
-#: The ``_Termination`` of the running ``main`` (read by ``report_interrupted``).
+#: The ``_Termination`` of the running ``main`` (read when reporting an interruption).
 _TERMINATION = [None]
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .export import check_exportable, check_int_labels
+from .export import check_exportable, check_int_labels, range_path_of
 
 #: grid.py's defaults (LIBSVM tools/grid.py).
 DEFAULT_LOG2C = (-5.0, 15.0, 2.0)
@@ -274,8 +274,10 @@ def resolve(args) -> GridPy | None:
     if args.loss is None:
         args.loss = "l1" if given else "l2"
     if args.model is not None:
-        check_exportable(args.loss, args.kernel)
+        check_exportable(args.loss, args.kernel, with_scaling=True)
         check_output_path(args.model, "--model")
+        if args.kernel in ("ard", "ard-poly"):     # svm-scale's range file beside the model
+            check_output_path(range_path_of(args.model), "--model")
     if args.n_features is not None and args.n_features < 1:
         raise ValueError(f"--n-features must be >= 1, got {args.n_features}")
     if not given:

@@ -4,12 +4,15 @@ JSON-ready pieces of its report, and the table of criteria."""
 from __future__ import annotations
 
 import json
+import sys
+import time
 
 import numpy as np
 
 from .criteria import ALIAS_TARGETS, CRITERIA
 
-__all__ = ["summary", "criteria_table", "jsonable_floats", "fallback_report"]
+__all__ = ["summary", "criteria_table", "jsonable_floats", "fallback_report",
+           "report_interrupted"]
 
 
 def fallback_report(fb):
@@ -93,3 +96,50 @@ def criteria_table(as_json: bool) -> str:
         lines.append(f"    {r['formula']}")
     lines.append("'radius-margin' picks rm-l2 for --loss l2 and rm-l1 for --loss l1.")
     return "\n".join(lines)
+
+
+def report_interrupted(est, args, out=None, t0=None, signal: str = "SIGINT") -> dict:
+    """After Ctrl-C or SIGTERM: print the best point found so far (``est.search_``, the partial
+    search result ``BoundSVC.fit`` keeps) — one JSON object with ``"interrupted": true`` and
+    ``"signal"`` (SIGINT or SIGTERM) under --json, else a short summary — and return it.
+    ``main`` then exits with status 130 (SIGINT) or 143 (SIGTERM): ``signal``."""
+    out = sys.stdout if out is None else out
+    res = getattr(est, "search_", None)
+    report = {"interrupted": True, "kernel": args.kernel, "loss": args.loss,
+              "criterion": (res or {}).get("criterion", args.criterion),
+              "value": None, "theta": None, "nfev": 0, "njev": 0,
+              "message": "interrupted before the first evaluation", "path": []}
+    if res is not None and res.get("x") is not None:
+        x = np.asarray(res.x, dtype=float)
+        params = res.get("params") or {}
+        report.update(value=float(res.fun), theta=x.tolist(), log_C=float(x[0]),
+                      nfev=int(res.nfev), njev=int(res.get("njev", 0)),
+                      message=str(res.message))
+        for k, v in params.items():
+            report[k] = jsonable_floats(v)
+        if params.get("sigma2") is not None:
+            report["log_sigma2"] = jsonable_floats(np.log(params["sigma2"]))
+        report["path"] = [{"x": [float(v) for v in p["x"]], "value": float(p["value"]),
+                           "grad": None if p.get("grad") is None else [float(v) for v in p["grad"]],
+                           "time_s": float(p.get("time_s", 0.0)),
+                           "accepted": bool(p.get("accepted", False))} for p in res.path]
+    log = getattr(args, "resume", None) or getattr(args, "log", None)
+    if log is not None:
+        report["log"] = log
+        report["resume"] = f"--resume {log}"
+    report["signal"] = signal
+    if t0 is not None:
+        report["time_s"] = time.perf_counter() - t0
+    if args.json:
+        print(json.dumps(report), file=out, flush=True)
+    else:
+        what = "terminated (SIGTERM)" if report["signal"] == "SIGTERM" else "interrupted"
+        lines = [f"svmbound: {what} after {report['nfev']} evaluations"]
+        if report["value"] is not None:
+            c = f" (C = {report['C']:.6g})" if "C" in report else ""
+            lines.append(f"  best so far: value {report['value']:.6g} at theta = "
+                         f"{np.round(report['theta'], 6).tolist()}{c}")
+        if log is not None:
+            lines.append(f"  continue with: --resume {log}")
+        print("\n".join(lines), file=out, flush=True)
+    return report

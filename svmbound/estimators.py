@@ -26,7 +26,7 @@ from ._blas import limit_blas
 from ._parallel import worker_cap
 from ._validation import check_binary_y, check_class_y, check_X
 from .criteria import criterion_class, make_criterion
-from .export import binary_model, multiclass_model
+from .export import model_of
 from .export import to_svc as export_to_svc
 from .export import write_libsvm_model
 from .fit_flow import BinaryMachine, OneVsOneMachine, fit_bound_svm, grid_axes
@@ -540,24 +540,28 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         return dict(self.criterion_params)
 
     def to_svc(self):
-        """A fitted ``sklearn.svm.SVC`` with this model: the tuned C and kernel parameters
-        (rbf: gamma = 1/(2σ²); poly: gamma = 1, coef0 = c, degree = d), the same support
-        vectors, coefficients and intercept — nothing is retrained, so ``predict`` is identical
-        and ``decision_function`` equal up to rounding. Only loss='l1' with the rbf, linear or
-        poly kernel can be exported (``svmbound.export``); three or more classes with one
-        kernel for all pairs (multiclass_theta='shared'). A model fitted on sparse X gives the
-        SVC that ``SVC.fit`` makes from sparse X (CSR support vectors, never densified)."""
-        multi = len(getattr(self, "classes_", ())) > 2
-        model = multiclass_model(self) if multi else binary_model(self, first=0)
-        return export_to_svc(model, self.classes_, tol=self._final_tol())
+        """A fitted ``sklearn.svm.SVC`` with this model — nothing is retrained, so ``predict``
+        is identical and ``decision_function`` equal up to rounding (``svmbound.export``):
+        the tuned C and kernel parameters (rbf: gamma = 1/(2σ²); poly: gamma = 1, coef0 = c,
+        degree = d), the same support vectors, coefficients, intercept and ``class_weight``.
+        Either loss: the L2-SVM's decision function has the same form (its α may exceed C;
+        ``clone(svc).fit`` trains an L1-SVM). ARD kernels give a ``Pipeline`` of a per-feature
+        scaler (x_k/σ_k) and the SVC. With ``probability=True`` the SVC carries the sigmoids
+        (scikit-learn couples even two classes by Wu, Lin & Weng's iteration: its binary
+        probabilities agree with ours to about 0.005). Three or more classes need one kernel
+        for all pairs (multiclass_theta='shared'). A model fitted on sparse X gives the SVC
+        that ``SVC.fit`` makes from sparse X (CSR support vectors, never densified)."""
+        return export_to_svc(model_of(self, first=0), self.classes_, tol=self._final_tol())
 
-    def save_libsvm_model(self, path):
+    def save_libsvm_model(self, path, range_path=None):
         """Write this model in LIBSVM's text format (``svm_load_model`` / ``svm-predict`` read
         it). The first label is ``classes_[1]``, so LIBSVM's decision values equal
         ``decision_function``; with three or more classes the labels are ``classes_`` in order
         and LIBSVM's decision values are those of decision_function_shape='ovo'. Needs integer
-        class labels; the same export rules as ``to_svc``. The format is sparse: each support
-        vector line lists its non-zeros, read from the CSR rows of a model fitted on sparse X."""
-        multi = len(getattr(self, "classes_", ())) > 2
-        write_libsvm_model(multiclass_model(self) if multi else binary_model(self, first=1), path)
+        class labels; the same export rules as ``to_svc``. With ``probability=True`` the file
+        carries ``probA``/``probB`` (``svm-predict -b 1`` gives :meth:`predict_proba`). An ARD
+        model is written on the scaled features x_k/σ_k, with svm-scale's range file beside it
+        (``range_path``, default ``<path>.range``: ``svm-scale -r`` it before ``svm-predict``).
+        The format is sparse: each support vector line lists its non-zeros."""
+        write_libsvm_model(model_of(self, first=1), path, range_path=range_path)
         return self

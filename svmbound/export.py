@@ -98,7 +98,9 @@ class LibsvmModel:
     ``feature_scale`` (ARD kernels; None otherwise): σ_k per feature — the model (kernel,
     support vectors) is on the scaled features u_k = x_k/σ_k, and new points must be scaled so
     before prediction. ``class_weight``: the weight of each class in ``labels`` order (None:
-    all 1); ``loss``: the estimator's loss ('l1' or 'l2'; both predict as a C-SVC).
+    all 1); ``loss``: the estimator's loss ('l1' or 'l2'; both predict as a C-SVC);
+    ``prob_a``/``prob_b``: the sigmoid P(first label of the pair) = 1/(1 + exp(A·f + B)) of
+    each pair's LIBSVM decision value f, when the estimator was fitted with probability=True.
     """
 
     kernel_type: str               # LIBSVM name: 'linear' | 'polynomial' | 'rbf'
@@ -117,6 +119,8 @@ class LibsvmModel:
     feature_scale: np.ndarray | None = None   # (n_features,) σ_k of an ARD model, else None
     class_weight: np.ndarray | None = None    # (nr_class,) in labels order; None: all 1
     loss: str = "l1"
+    prob_a: np.ndarray | None = None   # (nr_pairs,) Platt's A per pair (LIBSVM's probA), or None
+    prob_b: np.ndarray | None = None   # (nr_pairs,) Platt's B per pair (probB)
 
     @property
     def nr_class(self) -> int:
@@ -217,6 +221,17 @@ def _class_weight(estimator, order) -> np.ndarray | None:
     return None if np.all(cw == 1.0) else cw[np.asarray(order)]
 
 
+def _platt(estimator, flip: bool = False) -> dict:
+    """``prob_a``/``prob_b`` of the model from the estimator's ``probA_``/``probB_`` (none
+    without). BoundSVC's sigmoid gives P(classes_[1] | f); with classes_[0] first (flip) the
+    LIBSVM value is −f and P(classes_[0]) = 1/(1 + exp(A·(−f) − B)): the same A, −B."""
+    if not hasattr(estimator, "probA_"):
+        return {}
+    A = np.asarray(estimator.probA_, dtype=np.float64).copy()
+    B = np.asarray(estimator.probB_, dtype=np.float64).copy()
+    return {"prob_a": A, "prob_b": -B if flip else B}
+
+
 def binary_model(estimator, first: int = 1) -> LibsvmModel:
     """The ``LibsvmModel`` of a fitted binary ``BoundSVC`` with ``classes_[first]`` as the
     first label, i.e. the label that positive decision values predict.
@@ -255,7 +270,7 @@ def binary_model(estimator, first: int = 1) -> LibsvmModel:
         n_samples=int(estimator.solution_.alpha.shape[0]),
         n_iter=np.array([estimator.solution_.n_iter], dtype=np.int32),
         feature_scale=scale, class_weight=_class_weight(estimator, [first, 1 - first]),
-        loss=loss)
+        loss=loss, **_platt(estimator, flip=first == 0))
 
 
 def _same_kernel(a, b) -> bool:
@@ -313,7 +328,7 @@ def multiclass_model(estimator) -> LibsvmModel:
         n_samples=int(estimator.shape_fit_[0]),
         n_iter=np.array([m.n_iter for m in models], dtype=np.int32),
         feature_scale=scale, class_weight=_class_weight(estimator, np.arange(classes.size)),
-        loss=estimator.loss)
+        loss=estimator.loss, **_platt(estimator))
 
 # -------------------------------------------------------------------------------------------
 # scikit-learn
@@ -396,9 +411,13 @@ def to_svc(model: LibsvmModel, classes, tol: float = 1e-3):
     else:
         svc.dual_coef_ = svc._dual_coef_
         svc.intercept_ = svc._intercept_.copy()
-    svc._probA = np.empty(0)
-    svc._probB = np.empty(0)
-    svc._effective_probability = False
+    probability = model.prob_a is not None
+    svc.probability = probability
+    svc._probA = (np.ascontiguousarray(model.prob_a, dtype=np.float64) if probability
+                  else np.empty(0))
+    svc._probB = (np.ascontiguousarray(model.prob_b, dtype=np.float64) if probability
+                  else np.empty(0))
+    svc._effective_probability = probability
     svc._gamma = float(model.gamma)
     svc._sparse = sparse       # SVC predicts through libsvm_sparse (dense X is converted to CSR)
     svc.fit_status_ = 0
@@ -458,8 +477,11 @@ def libsvm_model_text(model: LibsvmModel) -> str:
     lines += [f"nr_class {k}",
               f"total_sv {model.support_vectors.shape[0]}",
               "rho " + " ".join(_num(r) for r in model.rho),
-              "label " + " ".join(str(v) for v in labels),
-              "nr_sv " + " ".join(str(int(n)) for n in model.n_sv),
+              "label " + " ".join(str(v) for v in labels)]
+    if model.prob_a is not None:
+        lines += ["probA " + " ".join(_num(a) for a in model.prob_a),
+                  "probB " + " ".join(_num(b) for b in model.prob_b)]
+    lines += ["nr_sv " + " ".join(str(int(n)) for n in model.n_sv),
               "SV"]
     for i, (cols, vals) in enumerate(_sv_entries(model.support_vectors)):
         coefs = " ".join(_num(c) for c in model.sv_coef[:, i])

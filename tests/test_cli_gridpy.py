@@ -186,9 +186,6 @@ def test_model_option_with_sparse_data(capsys, monkeypatch, tmp_path):
 
 
 @pytest.mark.parametrize("argv, match", [
-    (["--model", "{t}/m.txt"], "loss='l2' cannot be exported"),
-    (["--model", "{t}/m.txt", "--loss", "l1", "--kernel", "ard"],
-     "kernel='ard' cannot be exported"),
     (["--model", "{t}/no/such/dir/m.txt", "--loss", "l1"], "does not exist"),
     (["--model", "{t}/m.txt", "--loss", "l1", "--train-file", "frac.txt"], "integer labels"),
     (["-out", "{t}/o.txt"], "-out writes grid.py's lines with rate = cross-validation accuracy"),
@@ -265,3 +262,24 @@ def test_grid_of_the_cv_error_maps_the_test_error_of_the_full_model(files):
             assert g.test_error[i, j] == np.mean(svc.predict(Xt) != yt)
             assert g.n_sv[i, j] == svc.support_.size
     assert np.all(evaluate_grid(crit, log_c, log_s2).n_sv == -1)
+
+
+def test_an_ard_model_file_comes_with_its_range_file(tmp_path):
+    """tune --kernel ard --model m: the model on x_k/σ_k and svm-scale's range file m.range;
+    scaling the data by the range file's rule then LIBSVM's prediction is ours."""
+    from libsvm.svmutil import svm_load_model, svm_predict
+
+    X, y = make_classification(80, 4, n_informative=3, n_redundant=0, random_state=0)
+    train = tmp_path / "train.txt"
+    dump_svmlight_file(X, y, str(train))
+    model = tmp_path / "m.txt"
+    assert main(["tune", str(train), "--kernel", "ard", "--search", "lbfgsb", "--loss", "l1",
+                 "--model", str(model), "--quiet"]) == 0
+    lines = (tmp_path / "m.txt.range").read_text().split("\n")
+    assert lines[0] == "x" and lines[1].split() == ["0", "1"]
+    sigma = np.array([float(ln.split()[2]) for ln in lines[2:] if ln.strip()])
+    m = svm_load_model(str(model))
+    pred, _, _ = svm_predict([0] * len(X), [list(map(float, r)) for r in X / sigma], m, "-q")
+    est = BoundSVC(kernel="ard", search="lbfgsb", loss="l1").fit(X, y)
+    np.testing.assert_array_equal(pred, est.predict(X))
+

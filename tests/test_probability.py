@@ -199,3 +199,44 @@ def test_log_loss_scoring_works(cancer):
     scores = cross_val_score(BoundSVC(probability=True, random_state=0), X, y, cv=3,
                              scoring="neg_log_loss")
     assert np.all(np.isfinite(scores)) and np.all(scores < 0)
+
+
+# -- export ------------------------------------------------------------------------------------
+def _libsvm_probabilities(est, X, tmp_path):
+    from libsvm.svmutil import svm_load_model, svm_predict
+
+    path = tmp_path / "m.model"
+    est.save_libsvm_model(str(path))
+    model = svm_load_model(str(path))
+    _, _, pv = svm_predict([0] * len(X), [list(map(float, r)) for r in X], model, "-b 1 -q")
+    labels = model.get_labels()
+    return np.asarray(pv)[:, [labels.index(c) for c in est.classes_]]
+
+
+@pytest.mark.parametrize("loss", ["l1", "l2"])
+def test_model_file_carries_the_sigmoid_for_svm_predict_b1(cancer, loss, tmp_path):
+    X, y = cancer
+    est = BoundSVC(loss=loss, probability=True, random_state=0).fit(X, y)
+    np.testing.assert_allclose(_libsvm_probabilities(est, X, tmp_path), est.predict_proba(X),
+                               rtol=0, atol=1e-12)
+    assert "probA" in (tmp_path / "m.model").read_text()
+
+
+def test_multiclass_model_file_and_svc_give_our_probabilities(tmp_path):
+    X, y = load_iris(return_X_y=True)
+    est = BoundSVC(probability=True, random_state=0).fit(X, y)
+    P = est.predict_proba(X)
+    np.testing.assert_allclose(_libsvm_probabilities(est, X, tmp_path), P, atol=1e-12)
+    np.testing.assert_allclose(est.to_svc().predict_proba(X), P, atol=1e-12)
+
+
+def test_exported_binary_svc_gives_our_probabilities_to_its_coupling_tolerance(cancer):
+    """scikit-learn's LIBSVM couples even two classes by Wu, Lin & Weng's iteration (stopping
+    at 0.005/k), where LIBSVM 3.25+ and BoundSVC take the sigmoid itself."""
+    X, y = cancer
+    est = BoundSVC(loss="l1", probability=True, random_state=0).fit(X, y)
+    svc = est.to_svc()
+    assert svc.probability
+    np.testing.assert_allclose(svc.predict_proba(X), est.predict_proba(X), atol=5e-3)
+    plain = BoundSVC(loss="l1", random_state=0).fit(X, y).to_svc()
+    assert not plain.probability
