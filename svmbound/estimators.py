@@ -445,10 +445,23 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
             yield
         except KeyboardInterrupt as exc:
             self.search_ = exc.search_result = run.partial_result()
+            self.search_.phase = "search"
+            self._forget_model()
             raise
         finally:
             bar.close()
             run.close()
+
+    #: What a fit sets besides ``search_``: forgotten when a fit is interrupted, so that an
+    #: earlier fit's model is not taken for this one's.
+    _FITTED = ("dual_coef_", "intercept_", "support_", "support_vectors_", "n_support_",
+               "alpha_", "solution_", "kernel_", "pair_models_", "pair_estimators_",
+               "best_params_", "best_theta_", "best_value_", "c_projected_", "n_trainings_",
+               "n_iter_", "fit_time_", "probA_", "probB_", "criterion_name_", "shape_fit_")
+
+    def _forget_model(self) -> None:
+        for name in self._FITTED:
+            self.__dict__.pop(name, None)
 
     def _start_run_control(self, X, y_pm, crit, lower, upper, weights=None):
         """(``search.log.RunControl``, ``progress.Progress``) of this fit: the search log

@@ -311,6 +311,29 @@ def fit_bound_svm(est, data: TrainingData, machine, t0: float):
             prev, rate = machine.after_search(crit, result, theta)
             kernel0 = crit.kernel        # annealing may have set the polynomial degree
 
+    try:
+        return _after_search(est, data, machine, result, theta, n_search, kernel0, auto,
+                             degenerate, prev, rate, warm, callback, t0)
+    except KeyboardInterrupt as exc:
+        # the search had ended: keep it, with the point it chose, and say which phase was cut
+        chosen = result.get("x")
+        if chosen is not None:
+            C, kernel = np.exp(chosen[0]), (kernel0.with_theta(chosen[1:]) if len(chosen) > 1
+                                             else kernel0)
+            result.params = with_gamma({"C": float(C), **kernel.get_params()})
+        result.pop("held_out", None)
+        result.pop("final_warm_start", None)
+        result.interrupted, result.phase = True, "final training"
+        result.message = f"{result.message}; interrupted in the final training"
+        est.search_ = exc.search_result = result
+        est._forget_model()
+        raise
+
+
+def _after_search(est, data, machine, result, theta, n_search, kernel0, auto, degenerate,
+                  prev, rate, warm, callback, t0):
+    """Steps 3–4 of :func:`fit_bound_svm` and the fitted attributes."""
+    X = data.X
     tr = machine.train(theta, kernel0, prev, rate, warm_from=warm)
     if tr.severe and auto:
         # the next candidates by validation error, until one gives a usable model

@@ -448,3 +448,54 @@ def test_a_run_logged_on_one_thread_resumes_on_two(small, tmp_path, monkeypatch)
     np.testing.assert_array_equal(res.best_theta_, ref.best_theta_)
     assert res.search_.candidates == ref.search_.candidates
     np.testing.assert_array_equal(res.predict(X), ref.predict(X))
+
+
+# -- a stop after the search (issue 29 item 3) -------------------------------------------------
+def test_ctrl_c_in_the_final_training_keeps_the_finished_search(small, monkeypatch):
+    """The search had ended when Ctrl-C came in the final training: ``search_`` and the
+    exception's ``search_result`` are that search, with its chosen point and the phase cut;
+    no model of an earlier fit is left to be taken for this one's."""
+    import svmbound.fit_flow as flow
+
+    X, y = small
+    est = BoundSVC(random_state=0).fit(X[::-1], y[::-1])      # an earlier fit
+    ref = BoundSVC(random_state=0).fit(X, y)
+
+    def cut(self, *a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(flow.BinaryMachine, "train", cut)
+    with pytest.raises(KeyboardInterrupt) as info:
+        est.fit(X, y)
+    res = info.value.search_result
+    assert est.search_ is res
+    assert res.phase == "final training" and "final training" in res.message
+    assert res.nfev == ref.search_.nfev
+    np.testing.assert_array_equal(res.x, ref.search_.x)
+    assert res.params["C"] == pytest.approx(np.exp(ref.search_.x[0]))
+    assert not hasattr(est, "dual_coef_") and not hasattr(est, "best_params_")
+
+
+def test_cli_ctrl_c_in_the_final_training_reports_the_search(train_file, monkeypatch, capsys):
+    import svmbound.fit_flow as flow
+
+    def cut(self, *a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(flow.BinaryMachine, "train", cut)
+    assert main(["tune", str(train_file), "--json", "--quiet"]) == 130
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert report["interrupted"] and report["nfev"] > 0 and report["theta"] is not None
+    assert "final training" in report["message"]
+
+
+def test_n_folds_above_the_smallest_class_is_lowered_with_a_warning():
+    from svmbound.exceptions import DataWarning
+
+    X, y = make_classification(n_samples=60, n_features=4, weights=[0.95], flip_y=0,
+                               random_state=0)
+    assert np.bincount(y).min() == 3
+    with pytest.warns(DataWarning, match="n_folds=5 but the smallest class has 3 samples: "
+                                         "the validation uses 3 stratified folds"):
+        est = BoundSVC(random_state=0).fit(X, y)
+    assert est.search_.n_folds == 3

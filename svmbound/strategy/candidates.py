@@ -11,10 +11,13 @@ chance is reported (:func:`validation_problems`).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..checks import is_severe
 from ..criteria.reference import held_out_trivial_errors
+from ..exceptions import DataWarning
 from .config import DEFAULT_CONFIG, StrategyConfig
 
 __all__ = ["loss_steps", "candidate_points", "cv_key", "next_usable_candidate",
@@ -148,7 +151,12 @@ def check_validation_classes(labels) -> None:
 
 
 def n_folds_for(y, n_folds: int) -> int:
-    """``n_folds``, lowered to the size of the smallest class (at least 2); ``y`` holds ±1
-    labels or class indices."""
+    """``n_folds``, lowered to the size of the smallest class (at least 2), with a
+    ``DataWarning`` that says so (stratified folds need a sample of every class in each);
+    ``y`` holds ±1 labels or class indices."""
     n_minor = int(np.unique(np.asarray(y), return_counts=True)[1].min())
-    return max(2, min(int(n_folds), n_minor))
+    k = max(2, min(int(n_folds), n_minor))
+    if k < int(n_folds):
+        warnings.warn(f"n_folds={int(n_folds)} but the smallest class has {n_minor} samples: "
+                      f"the validation uses {k} stratified folds", DataWarning, stacklevel=3)
+    return k
