@@ -4,15 +4,17 @@ Data of the issue: ``Xb, yb = make_classification(200, 5, n_informative=3, n_red
 random_state=0)`` (100/100).
 """
 
+import time
 import warnings
 
 import numpy as np
 import pytest
 from sklearn.datasets import make_classification
 
-from svmbound import BoundSVC
+from svmbound import BoundSVC, solve_radius, solve_svm_dual
 from svmbound.criteria import make_criterion
-from svmbound.kernels import RBFKernel
+from svmbound.exceptions import ConvergenceWarning
+from svmbound.kernels import LinearKernel, PolynomialKernel, RBFKernel
 
 Xb, yb = make_classification(200, 5, n_informative=3, n_redundant=0, random_state=0)
 YB_PM = np.where(yb > 0, 1.0, -1.0)
@@ -100,3 +102,73 @@ def test_extreme_scale_is_not_zero_variance(s, word):
 def test_large_but_representable_scale_still_fits(s):
     m = BoundSVC().fit(Xb * s, yb)
     assert m.score(Xb * s, yb) > 0.85
+
+
+# ---------------------------------------------------------------------------------------------
+# items 7 and 8: tol out of range; what a solve may cost; the reason when it stops early
+
+
+@pytest.mark.parametrize("tol, word, criterion", [(1e300, "<= 1", "auto"),
+                                                  (1e300, "<= 1", "radius-margin"),
+                                                  (1e-300, ">= 1e-14", "radius-margin")])
+def test_estimator_tol_out_of_range(tol, word, criterion, capfd):
+    """tol=1e300 raised numpy's 'Singular matrix' from span.py and printed LAPACK's 'DPOTRF
+    parameter number 4 had an illegal value' on stdout; tol=1e-300 ran every solve to its
+    cap. Both are a clear ValueError now, at once, and nothing reaches stdout. (criterion='auto'
+    solves at max(tol, 1e-3): a tiny tol is refused there by the estimator's parameter check.)"""
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match=f"tol.*(must be {word}|range)"):
+        BoundSVC(tol=tol, criterion=criterion).fit(Xb, yb)
+    assert time.perf_counter() - t0 < 10
+    out, _ = capfd.readouterr()
+    assert "DPOTRF" not in out and out == ""
+
+
+def test_default_iteration_cap_scales_with_n():
+    from svmbound.solvers.qp import MAX_ITER_MIN, MAX_ITER_PER_ROW, default_max_iter
+
+    assert default_max_iter(10) == MAX_ITER_MIN
+    assert default_max_iter(200) == MAX_ITER_PER_ROW * 200
+    assert default_max_iter(10**6) == MAX_ITER_PER_ROW * 10**6
+
+
+@pytest.mark.parametrize("loss", ["l1", "l2"])
+def test_unscaled_poly_solve_is_bounded_and_says_why(loss):
+    """A cubic kernel on X·1e10 (K(x, x) ≈ 1e64) cannot converge: each solve ran 10⁷ SMO
+    iterations (23 s). Now it stops at the default cap, or earlier once the violation has
+    stalled, with a ConvergenceWarning that names unscaled features."""
+    from svmbound.solvers.qp import default_max_iter
+
+    t0 = time.perf_counter()
+    with pytest.warns(ConvergenceWarning, match="far from unit scale.*standardise"):
+        sol = solve_svm_dual(Xb * 1e10, YB_PM, PolynomialKernel(3), 1.0, loss=loss)
+    assert time.perf_counter() - t0 < 10
+    assert not sol.converged and sol.n_iter <= default_max_iter(200)
+    assert "far from unit scale" in sol.stop_reason
+
+
+def test_explicit_max_iter_is_not_cut_short():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")       # an explicit cap: no warning, exactly max_iter
+        sol = solve_svm_dual(Xb * 1e10, YB_PM, PolynomialKernel(3), 1.0, loss="l2",
+                             max_iter=300_000)
+    assert sol.n_iter == 300_000 and not sol.converged
+
+
+def test_slow_converging_solve_still_converges():
+    """A cubic kernel with c = 0 on the issue's data needs about 170,000 iterations (850·n),
+    falling steadily: the stall rule and the cap leave it alone."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for loss in ("l1", "l2"):
+            sol = solve_svm_dual(Xb, YB_PM, PolynomialKernel(3, 0.0), 1.0, loss=loss, tol=1e-3)
+            assert sol.converged and sol.n_iter > 100_000
+
+
+def test_unscaled_poly_fit_is_bounded():
+    """The issue's case: unfinished after 150 s. Now bounded, with the reason."""
+    t0 = time.perf_counter()
+    with pytest.warns(ConvergenceWarning, match="far from unit scale"):
+        m = BoundSVC(kernel="poly").fit(Xb * 1e10, yb)
+    assert time.perf_counter() - t0 < 120
+    assert hasattr(m, "best_params_")

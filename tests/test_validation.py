@@ -222,6 +222,30 @@ def test_bad_tol(Xy, tol):
         solve_radius(X, RBFKernel(), tol=tol)
 
 
+@pytest.mark.parametrize("tol, word", [(1e-300, ">= 1e-14"), (1e-15, ">= 1e-14"),
+                                       (2.0, "<= 1"), (1e300, "<= 1")])
+def test_tol_out_of_range(Xy, tol, word):
+    """Issue 29 items 7 and 8: a tol below what float64 resolves ran every solve to its cap
+    (1e-300: 23 s an evaluation); one above the violation at alpha = 0 stopped with no support
+    vector and reached LAPACK with an empty matrix (1e300). Both are refused, saying why."""
+    from svmbound.criteria import make_criterion
+
+    X, y = Xy
+    with pytest.raises(ValueError, match=f"tol must be {word}, got"):
+        solve_svm_dual(X, y, RBFKernel(), 1.0, tol=tol)
+    with pytest.raises(ValueError, match=f"tol must be {word}, got"):
+        solve_radius(X, RBFKernel(), tol=tol)
+    with pytest.raises(ValueError, match=f"tol must be {word}, got"):
+        make_criterion("span", X, y, RBFKernel(), tol=tol)
+
+
+@pytest.mark.parametrize("tol", [1e-14, 1e-12, 1.0])
+def test_tol_range_limits_accepted(Xy, tol):
+    X, y = Xy
+    assert solve_svm_dual(X, y, RBFKernel(), 1.0, tol=tol).alpha.max() > 0
+    solve_radius(X, RBFKernel(), tol=tol)
+
+
 def test_bad_loss(Xy):
     X, y = Xy
     with pytest.raises(ValueError, match="unknown loss 'hinge'.*l1, l2"):

@@ -135,15 +135,119 @@ def cache_buffer(n: int, cache_mb) -> np.ndarray:
     return np.empty((rows, n), dtype=np.float64 if itemsize == 8 else np.float32)
 
 
-def check_tol(tol) -> float:
-    """A finite tolerance > 0, or a ValueError."""
+#: The range of a solver tolerance ``tol`` (the SVM's and the radius QP's, hence of every
+#: criterion and of ``BoundSVC(tol=)``). The tolerance bounds the maximal KKT violation, a
+#: difference of two gradient entries whose natural scale is the margin 1 (LIBSVM's eps).
+#: Lower: float64 resolves such a difference to about 16 rounding units of 1, 3.6e-15 (the
+#: floor ``solve_radius`` already applies to its effective tolerance); a tol below 1e-14 asks
+#: for digits the gradient does not have, and the SMO ran to its iteration cap instead of
+#: stopping (``tol=1e-300``: 23 s an evaluation on 200 rows, issue 29 item 7). Upper: at α = 0
+#: the violation is exactly 2 (every gradient entry −1, labels ±1), so any tol ≥ 2 stops the
+#: SVM before its first step with α = 0 — no support vector, no model (``tol=1e300`` then
+#: reached LAPACK with an empty matrix, issue 29 item 8); a tol of 1 already accepts decision
+#: values off by the whole margin.
+TOL_MIN, TOL_MAX = 1e-14, 1.0
+
+
+def check_tol(tol, name: str = "tol") -> float:
+    """A solver tolerance in [``TOL_MIN``, ``TOL_MAX``] = [1e-14, 1], or a ValueError that
+    says why the value has no meaning (constants above)."""
+    tol = check_positive_tol(tol, name)
+    if tol < TOL_MIN:
+        raise ValueError(f"{name} must be >= {TOL_MIN:g}, got {tol!r}: the KKT violation it "
+                         f"bounds is a difference of gradient entries of order 1, which float64 "
+                         f"resolves to about 4e-15; a smaller {name} cannot be reached and "
+                         f"only runs every solve to its iteration cap")
+    if tol > TOL_MAX:
+        raise ValueError(f"{name} must be <= {TOL_MAX:g}, got {tol!r}: it bounds the KKT "
+                         f"violation in units of the margin 1 (at alpha = 0 the violation is "
+                         f"2), so a larger {name} stops the solver before or near its first step, "
+                         f"with no usable model (the default is 1e-3 for a solve, 1e-6 for "
+                         f"BoundSVC)")
+    return tol
+
+
+def check_positive_tol(tol, name: str = "tol") -> float:
+    """A finite tolerance > 0, or a ValueError (the internal effective tolerances, e.g. the
+    radius QP's tol·min(1, scale), which may lie below ``TOL_MIN``)."""
     try:
         tol = float(tol)
     except (TypeError, ValueError):
-        raise ValueError(f"tol must be a finite number > 0, got {tol!r}") from None
+        raise ValueError(f"{name} must be a finite number > 0, got {tol!r}") from None
     if not np.isfinite(tol) or tol <= 0:
-        raise ValueError(f"tol must be a finite number > 0, got {tol!r}")
+        raise ValueError(f"{name} must be a finite number > 0, got {tol!r}")
     return tol
+
+
+#: The default iteration cap of one SMO solve: max(MAX_ITER_MIN, MAX_ITER_PER_ROW·n). It was
+#: LIBSVM's max(10⁷, 100·n): on 200 rows a solve that cannot converge (a polynomial kernel on
+#: unscaled data, ``BoundSVC(kernel='poly').fit(X * 1e10, y)``; K(x, x) ≈ 1e60) ran 10⁷
+#: iterations, 23 s, for every evaluation of a search (issue 29 item 7). Solves that do converge
+#: need far fewer: on the issue's 200 × 5 data, over a cv-error grid of 441 points × 5 folds the
+#: most was 458·n (RBF, the corner C = e^10), a polynomial kernel of degree 3 at C = 1 took up to
+#: 1,617·n; the default fits on breast cancer, digits and those data stayed below 182·n. An
+#: iteration costs O(n) (a cached kernel row; 2.3 µs at n = 200), so the cap bounds a solve to
+#: O(n²) work: 0.5 s at n = 200.
+MAX_ITER_MIN = 100_000
+MAX_ITER_PER_ROW = 2_000
+
+
+def default_max_iter(n: int) -> int:
+    """The iteration cap of a solve of n rows given ``max_iter=None``."""
+    return max(MAX_ITER_MIN, MAX_ITER_PER_ROW * int(n))
+
+
+#: K(x, x) above this (for a kernel other than RBF, whose diagonal is 1) names unscaled
+#: features as the likely reason a solve ran to its cap: standardised features give a linear
+#: kernel K(x, x) ≈ d, a cubic one ≈ (d + 1)³.
+KDIAG_UNSCALED = 1e6
+#: C_i·K(x, x) above this names a nearly hard margin as the likely reason.
+CK_HARD_MARGIN = 1e6
+
+
+def cap_reason(X, kernel: Kernel, upper=None) -> str:
+    """The likely reason why a solve on X stopped at its iteration cap, with what to do, from
+    the scale of the kernel's diagonal (one O(n·d) pass, only after such a solve): features
+    far from unit scale for a kernel without a length scale (the polynomial kernel on raw data:
+    K(x, x) ≈ 1e60 for ``X * 1e10``, issue 29 item 7), or a nearly hard margin (C_i·K(x, x)
+    large; ``upper``: the boxes C_i, or the L2's C_i), else a plain statement of the cap."""
+    try:
+        d = (X.K[X.rows, X.rows] if isinstance(X, GramRows) else kernel.diag(X))
+        kmax = float(np.max(np.abs(d))) if np.size(d) else 0.0
+    except Exception:       # a reason is a courtesy: never an error of its own
+        kmax = float("nan")
+    name = getattr(kernel, "name", type(kernel).__name__)
+    if not np.isfinite(kmax):
+        return (f"the {name} kernel's values are not finite (inf or NaN) on these data: "
+                "standardise the features")
+    if kmax > KDIAG_UNSCALED:
+        return (f"K(x, x) reaches {kmax:.3g} with the {name} kernel: the features are far from "
+                "unit scale (a polynomial kernel raises their inner products to its degree), "
+                "and the dual is then too badly conditioned for the SMO to converge; "
+                "standardise the features (sklearn.preprocessing.StandardScaler, or --scale on "
+                "the command line)")
+    cmax = float(np.max(upper)) if upper is not None and np.size(upper) else 0.0
+    if np.isfinite(cmax) and cmax * max(kmax, 1e-300) > CK_HARD_MARGIN:
+        return (f"C*K(x, x) reaches {cmax * kmax:.3g}: a nearly hard margin, which the "
+                "kernel cannot realise on overlapping classes; a smaller C (or a looser tol) "
+                "converges in fewer iterations")
+    return "a hard problem at this tolerance: pass a larger max_iter or a looser tol"
+
+
+def warn_cap(what: str, res: "QPResult", n: int, tol: float, reason: str) -> None:
+    """The ``ConvergenceWarning`` of a solve that stopped at the default iteration cap, or
+    before it because it had stalled."""
+    import warnings
+
+    from ..exceptions import ConvergenceWarning
+
+    how = (f"stopped after {res.n_iter:,} iterations on {n} rows, its KKT violation no longer "
+           f"falling ({STALL_SLICES} slices of {SLICE_ITER + SLICE_ITER_PER_ROW * n:,} "
+           f"iterations without halving)" if res.stalled else
+           f"stopped at its iteration cap ({res.n_iter:,} iterations on {n} rows; the default "
+           f"cap is max({MAX_ITER_MIN:,}, {MAX_ITER_PER_ROW:,}*n))")
+    warnings.warn(f"{what}: the SMO {how}, with KKT violation {res.violation:.3g} above tol "
+                  f"{tol:g}. Likely reason: {reason}", ConvergenceWarning, stacklevel=3)
 
 
 def check_max_iter(max_iter) -> int | None:
@@ -186,6 +290,8 @@ class QPResult:
     n_kernel_rows: int
     converged: bool
     gradient_bar: np.ndarray | None = None
+    #: stopped before the cap because the violation had stopped falling (``STALL_SLICES``)
+    stalled: bool = False
 
 
 def _kernel_columns_times(X, kernel: Kernel, cols: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -255,15 +361,30 @@ SLICE_ITER = 10_000
 SLICE_ITER_PER_ROW = 100
 
 
-def _run(args, max_iter: int, buf, flag, n: int, d_eff: float):
-    """(G, n_iter, violation, n_kernel_rows, interrupted, ρ) of ``_smo_and_offset`` on
-    ``args`` (all but max_iter, the cache and the stop flag): small problems in slices in this
-    thread, others handed off (constants above). The slicing depends on the problem alone, not
-    on the thread, so a solve gives the same bits in any thread."""
+#: A solve in slices (above) under the default iteration cap stops as *stalled* when the KKT
+#: violation at the end of STALL_SLICES consecutive slices has not fallen below half the
+#: lowest one before them. A converging SMO falls steadily (on the issue 29 data, slices of
+#: 30,000 iterations: 1 → 0.36 → 0.053 → 0.02 → 0.003 → 0.00097, or 9.9 → 2.9 → 0.25 → 0.11 →
+#: 0.035 → 0.00096, for a cubic kernel on 200 rows), where a solve that cannot converge
+#: wanders (a cubic kernel on X·1e10: 5.6 18 7.1 4.8 4.5 4.2 10 12 7 …; on raw breast-cancer
+#: data: 4.4e4 1.6e4 3.1e2 3.9e3 4e3 9.2e3 …, for all of its 1.14 million iterations). The
+#: rule needs a fall by 2 every STALL_SLICES slices, about 1.19 per slice; a solve with a
+#: caller-given ``max_iter`` is never cut short.
+STALL_SLICES = 4
+
+
+def _run(args, max_iter: int, buf, flag, n: int, d_eff: float, stall: bool = False):
+    """(G, n_iter, violation, n_kernel_rows, interrupted, ρ, stalled) of ``_smo_and_offset``
+    on ``args`` (all but max_iter, the cache and the stop flag): small problems in slices in
+    this thread, others handed off (constants above). The slicing depends on the problem alone,
+    not on the thread, so a solve gives the same bits in any thread. ``stall``: stop a sliced
+    solve that has stalled (``STALL_SLICES``)."""
     if n > SMALL_ROWS or float(n) * n * max(d_eff, 1.0) > SMALL_WORK:
-        return call_interruptibly(_smo_and_offset, *args, max_iter, buf, flag.array, flag=flag)
+        return call_interruptibly(_smo_and_offset, *args, max_iter, buf, flag.array,
+                                  flag=flag) + (False,)
     tol = args[-1]
     total = rows = 0
+    ref, since = np.inf, 0          # the lowest violation at a slice end that halved the last
     while True:
         chunk = min(max_iter - total, SLICE_ITER + SLICE_ITER_PER_ROW * n)
         G, n_iter, violation, n_rows, interrupted, rho = call_here(
@@ -271,7 +392,13 @@ def _run(args, max_iter: int, buf, flag, n: int, d_eff: float):
         total += int(n_iter)
         rows += int(n_rows)
         if interrupted or violation < tol or n_iter < chunk or total >= max_iter:
-            return G, total, violation, rows, interrupted, rho
+            return G, total, violation, rows, interrupted, rho, False
+        if violation < 0.5 * ref:
+            ref, since = violation, 0
+        else:
+            since += 1
+            if stall and since >= STALL_SLICES:
+                return G, total, violation, rows, interrupted, rho, True
         args = args[:6] + (G,) + args[7:]          # α and Ḡ were updated in place
 
 
@@ -312,8 +439,9 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
             X = np.ascontiguousarray(X - column_mean(X))
         sq = np.einsum("ij,ij->i", X, X) if code != PRECOMPUTED else np.zeros(n)
     max_iter = check_max_iter(max_iter)
+    stall = max_iter is None        # the default cap: a stalled solve stops (``STALL_SLICES``)
     if max_iter is None:
-        max_iter = max(10_000_000, 100 * n)
+        max_iter = default_max_iter(n)
     a = np.array(a0, dtype=np.float64, copy=True)
     shift = (float(shift) if np.ndim(shift) == 0
              else np.ascontiguousarray(shift, dtype=np.float64))
@@ -322,19 +450,19 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
     else:
         G0, G_bar0 = (np.array(g, dtype=np.float64, copy=True) for g in gradient0)
     args = (X, sq, y, p, ub, a, G0, G_bar0, int(code), float(gamma), float(coef0), int(degree),
-            float(scale), shift, check_tol(tol))
+            float(scale), shift, check_positive_tol(tol))
     buf = cache_buffer(n, cache_mb)
     if d_eff is None:
         d_eff = (X_kernel.nnz / max(n, 1)) if issparse(X_kernel) else X.shape[1]
     flag = current_flag()
     if flag is None:     # a flag of its own, registered for request_stop() while it runs
         with StopFlag() as flag:
-            out = _run(args, int(max_iter), buf, flag, n, d_eff)
+            out = _run(args, int(max_iter), buf, flag, n, d_eff, stall)
     else:                # the thread's stop_scope flag (registered by the scope's owner)
-        out = _run(args, int(max_iter), buf, flag, n, d_eff)
-    G, n_iter, violation, n_rows, interrupted, rho = out
+        out = _run(args, int(max_iter), buf, flag, n, d_eff, stall)
+    G, n_iter, violation, n_rows, interrupted, rho, stalled = out
     if interrupted:
         raise SolverInterrupted("solve interrupted")
     return QPResult(a=a, gradient=G, rho=float(rho), n_iter=int(n_iter), violation=float(violation),
                     n_kernel_rows=int(n_rows), converged=bool(violation < tol),
-                    gradient_bar=G_bar0)
+                    gradient_bar=G_bar0, stalled=bool(stalled))

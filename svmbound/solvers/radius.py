@@ -18,7 +18,7 @@ import numpy as np
 
 from .._validation import check_X
 from ..kernels import Kernel, check_kernel
-from .qp import DEFAULT_CACHE_MB, check_start, check_tol, run_smo
+from .qp import DEFAULT_CACHE_MB, cap_reason, check_start, check_tol, run_smo, warn_cap
 
 
 @dataclass
@@ -105,6 +105,8 @@ def solve_radius(X, kernel: Kernel, *, shift=0.0, tol: float = 1e-3, beta0=None,
                   tol=tol_eff, max_iter=max_iter, cache_mb=cache_size)
     # optimum of min ½βᵀ(2K̃)β − dᵀβ is −R²; ½βᵀ(G + p) with G = 2K̃β − d.
     r2 = -0.5 * float(res.a @ (res.gradient - d))
+    if not res.converged and max_iter is None:   # the default cap: say so, with the reason
+        warn_cap(f"radius QP ({kernel.name} kernel)", res, n, tol_eff, cap_reason(X, kernel))
     return RadiusSolution(beta=res.a, r2=r2, shift=shift, n_iter=res.n_iter,
                           max_violation=res.violation, converged=res.converged,
                           n_kernel_rows=res.n_kernel_rows)

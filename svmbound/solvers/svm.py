@@ -22,7 +22,7 @@ import numpy as np
 from .._validation import check_pm1, check_positive, check_X
 from .._weights import check_weights, same_weights
 from ..kernels import Kernel, check_kernel
-from .qp import DEFAULT_CACHE_MB, check_start, run_smo
+from .qp import DEFAULT_CACHE_MB, cap_reason, check_start, check_tol, run_smo, warn_cap
 
 LOSSES = ("l1", "l2")
 
@@ -57,6 +57,8 @@ class DualSolution:
     gradient_bar: np.ndarray | None = field(default=None, repr=False)
     #: Per-sample weights w (C_i = C·w_i), None for all ones.
     weights: np.ndarray | None = field(default=None, repr=False)
+    #: Why the solve stopped at its iteration cap (``qp.cap_reason``), None when it converged.
+    stop_reason: str | None = field(default=None, repr=False)
 
     @property
     def upper(self) -> np.ndarray:
@@ -194,7 +196,11 @@ def solve_svm_dual(X, y, kernel: Kernel, C: float, *, loss: str = "l1", tol: flo
     ----------
     X : (l, d) array; y : labels in {−1, +1}; kernel : a ``svmbound.kernels.Kernel``;
     C : > 0; loss : 'l1' | 'l2'; tol : stopping tolerance on the maximal KKT violation
-    (LIBSVM's eps; its natural scale is the margin 1); alpha0 : optional warm start, finite,
+    (LIBSVM's eps; its natural scale is the margin 1), in [1e-14, 1] (``qp.TOL_MIN``,
+    ``qp.TOL_MAX``); max_iter : the SMO's iteration cap, None for
+    ``qp.default_max_iter(n)`` = max(100,000, 2,000·n) — a solve stopped there warns
+    (``ConvergenceWarning``, with the likely reason, also in ``stop_reason``) and has
+    ``converged=False``; alpha0 : optional warm start, finite,
     of shape (l,), made feasible first (see
     ``warm_start_alpha`` for a start from a different C); cache_size : kernel-row cache in MB
     or "auto";
@@ -210,6 +216,7 @@ def solve_svm_dual(X, y, kernel: Kernel, C: float, *, loss: str = "l1", tol: flo
         y = check_pm1(y, X.shape[0])
     C = check_positive(C, "C")
     loss = check_loss(loss)
+    tol = check_tol(tol)
     n = y.shape[0]
     weights = check_weights(weights, n)
     ub = upper_bounds(loss, C, n, weights)
@@ -235,10 +242,16 @@ def solve_svm_dual(X, y, kernel: Kernel, C: float, *, loss: str = "l1", tol: flo
                   shift=(l2_shift(C, weights) if loss == "l2" else 0.0), tol=tol,
                   max_iter=max_iter, cache_mb=cache_size, gradient0=gradient0)
     objective = -0.5 * float(res.a @ (res.gradient - 1.0))
+    stop_reason = None
+    if not res.converged:
+        stop_reason = cap_reason(X, kernel, C if weights is None else C * weights)
+        if max_iter is None:        # the default cap: say so (a cap the caller set is known)
+            warn_cap(f"SVM dual ({loss}, C = {C:.3g}, {kernel.name} kernel)", res, n, tol,
+                     stop_reason)
     return DualSolution(alpha=res.a, b=-res.rho, objective=objective, C=C, loss=loss,
                         n_iter=res.n_iter, max_violation=res.violation, converged=res.converged,
                         gradient=res.gradient, n_kernel_rows=res.n_kernel_rows,
-                        gradient_bar=res.gradient_bar, weights=weights)
+                        gradient_bar=res.gradient_bar, weights=weights, stop_reason=stop_reason)
 
 
 def decision_function(X_train, y, alpha, b, kernel: Kernel, X) -> np.ndarray:
