@@ -39,7 +39,7 @@ from .kernels import base_kernel, split_degree, with_gamma
 from .multiclass import check_pairs, pair_model, set_pair_models, train_pairs
 from .probability import sigmoid_train
 from .ovo import pair_subsets
-from .search import minimize_annealing, minimize_grid, minimize_grid_1d, tune_c_convex
+from .search import tune_c_convex
 from .search.box import box_and_start
 from .search.grid import grid_axis
 from .search.minimize import GRADIENT_METHODS, minimize
@@ -437,9 +437,8 @@ def run_search(est, crit, X, y, lower, upper, x0, callback):
     labels (the convex search of De Bie et al. solves on them)."""
     search = est.search
     if search == "grid":
-        axes = grid_axes(est, crit.param_names, lower, upper)
-        result = (minimize_grid(crit, *axes) if len(axes) == 2 else
-                  minimize_grid_1d(crit, axes[0]))
+        result = minimize(crit, x0, (lower, upper), method="grid",
+                          options={"axes": grid_axes(est, crit.param_names, lower, upper)})
         return result, np.asarray(result.x, dtype=float).copy()
     if search == "annealing":
         _, degree_range = split_degree(est.degree, est.kernel, est.search)
@@ -451,9 +450,9 @@ def run_search(est, crit, X, y, lower, upper, x0, callback):
                 start = np.append(start, crit.kernel.degree)
         space = SearchSpace.from_bounds(box)
         obj = criterion_objective(crit, space)
-        result = minimize_annealing(obj, space, max_epochs=int(est.max_epochs),
-                                    random_state=est.random_state, x0=start,
-                                    callback=callback)
+        result = minimize(obj, start, (lower, upper), method="annealing",
+                          options={"space": space, "max_epochs": est.max_epochs,
+                                   "random_state": est.random_state}, callback=callback)
         return result, obj.apply(result.x)
     if search == "convex":
         result = tune_c_convex(X, y, crit.split_theta(x0)[1])

@@ -453,3 +453,48 @@ def test_backtrack_must_be_known():
     with pytest.raises(ValueError, match="backtrack must be one of 'halve', 'quadratic'"):
         minimize_projected_bfgs(lambda x: float(x @ x), lambda x: 2 * x, [1.0],
                                 backtrack="cubic")
+
+
+def test_one_minimize_entry_point_for_every_search():
+    """search.minimize: gradient methods, the grid and annealing through one call; an unknown
+    method or option is refused by name; gtol is relative to |f(x0)| for every gradient
+    method."""
+    from svmbound.search.minimize import minimize
+    from svmbound.search.space import SearchSpace
+
+    def f(x):
+        return float((x[0] - 1.0) ** 2 + 2.0 * (x[1] + 0.5) ** 2 + 3.0)
+
+    def g(x):
+        return np.array([2.0 * (x[0] - 1.0), 4.0 * (x[1] + 0.5)])
+
+    box = (np.array([-4.0, -4.0]), np.array([4.0, 4.0]))
+    for method in ("bfgs", "lbfgsb", "projected-gradient"):
+        res = minimize(f, np.array([3.0, 2.0]), box, jac=g, method=method,
+                       options={"gtol": 1e-8, "max_iter": 500})
+        np.testing.assert_allclose(res.x, [1.0, -0.5], atol=1e-3)
+
+    from sklearn.datasets import make_classification
+
+    from svmbound.criteria import make_criterion
+    from svmbound.kernels import RBFKernel
+    from svmbound.search import minimize_grid
+
+    X, y = make_classification(n_samples=40, n_features=3, n_redundant=0, random_state=0)
+    y = np.where(y > 0, 1.0, -1.0)
+    axes = [np.arange(-2.0, 3.0), np.arange(-1.0, 2.0)]
+    res = minimize(make_criterion("rm-l2", X, y, RBFKernel()), None, box, method="grid",
+                   options={"axes": axes})
+    ref = minimize_grid(make_criterion("rm-l2", X, y, RBFKernel()), *axes)
+    np.testing.assert_array_equal(res.x, ref.x)
+    assert res.fun == ref.fun and res.nfev == 15
+    space = SearchSpace.from_bounds({"a": (-4.0, 4.0), "b": (-4.0, 4.0)})
+    res = minimize(f, None, box, method="annealing",
+                   options={"space": space, "max_epochs": 60, "random_state": 0})
+    assert res.fun < f(np.zeros(2))
+    with pytest.raises(ValueError, match="method must be one of"):
+        minimize(f, np.zeros(2), box, jac=g, method="newton")
+    with pytest.raises(ValueError, match=r"unknown options \['axes'\] of method 'bfgs'"):
+        minimize(f, np.zeros(2), box, jac=g, options={"axes": []})
+    with pytest.raises(ValueError, match="needs the gradient jac"):
+        minimize(f, np.zeros(2), box, method="lbfgsb")
