@@ -172,3 +172,27 @@ def test_unscaled_poly_fit_is_bounded():
         m = BoundSVC(kernel="poly").fit(Xb * 1e10, yb)
     assert time.perf_counter() - t0 < 120
     assert hasattr(m, "best_params_")
+
+
+def test_linear_kernel_on_huge_values_is_a_clear_error(capfd):
+    """kernel='linear' on Xb·1e200 raised numpy's 'Singular matrix' from span.py (and LAPACK
+    wrote to stdout): the estimator names the scale, the solvers the non-finite kernel."""
+    with pytest.raises(ValueError, match="X has values too large"):
+        BoundSVC(kernel="linear").fit(Xb * 1e200, yb)
+    with pytest.raises(ValueError, match="linear kernel's values are not finite.*standardise"):
+        solve_svm_dual(Xb * 1e200, YB_PM, LinearKernel(), 1.0)
+    with pytest.raises(ValueError, match="linear kernel's values are not finite.*standardise"):
+        solve_radius(Xb * 1e200, LinearKernel())
+    with pytest.raises(ValueError, match="rbf kernel's values are not finite"):
+        solve_radius(Xb * 1e200, RBFKernel())
+    with pytest.raises(ValueError, match="linear kernel's values are not finite"):
+        make_criterion("span", Xb * 1e200, YB_PM, LinearKernel()).fun(np.array([0.0]))
+    assert capfd.readouterr().out == ""
+
+
+def test_span_singular_system_says_why():
+    """On Xb·1e150 the linear kernel is finite (K ≈ 3e301) but K + I/C keeps none of 1/C's
+    digits: numpy's bare 'singular hyperplane system' is now an error naming the scale."""
+    crit = make_criterion("span", Xb * 1e150, YB_PM, LinearKernel())
+    with pytest.raises(np.linalg.LinAlgError, match="far from unit scale.*standardise"):
+        crit.fun(np.array([0.0]))

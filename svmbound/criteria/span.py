@@ -390,6 +390,10 @@ class _L2SVEstimate(Criterion):
         soon as the caller drops it)."""
         sol = self.solve_svm(C, kernel)
         sv = sol.support
+        if sv.size == 0:     # (a converged L2-SVM has support vectors of both classes)
+            raise ValueError(f"the L2-SVM at C = {C:.3g} has no support vector (KKT violation "
+                             f"{sol.max_violation:.3g} after {sol.n_iter} iterations): the "
+                             f"{self.name} criterion needs them")
         Kt = self._kt_sv(C, kernel, sv)
         try:
             system = HyperplaneSolver(Kt, self.y[sv])
@@ -403,6 +407,32 @@ class _L2SVEstimate(Criterion):
         Kt = kernel.block(self.X[sv])
         Kt[np.diag_indices_from(Kt)] += self.l2_shift(C, sv)
         return Kt
+
+    def _singular(self, C, kernel, sv, exc) -> np.linalg.LinAlgError:
+        """The error of a linear system of the criterion that float64 cannot solve (numpy's
+        bare "Singular matrix" or "singular hyperplane system" before, issue 29 item 8), with
+        its cause: kernel values so far above the L2-SVM's diagonal term 1/C_i that K̃ = K +
+        diag(1/C_i) keeps none of its digits (a linear kernel on X·1e100: K ≈ 1e200 against
+        1/C ≥ 4.5e-5), or support vectors that coincide in feature space. A LinAlgError (a
+        ValueError)."""
+        try:
+            kmax = float(np.max(np.abs(kernel.diag(self.X[sv])))) if sv.size else 0.0
+        except Exception:       # (the message is a courtesy)
+            kmax = float("nan")
+        shift = float(np.min(self.l2_shift(C, sv))) if sv.size else 1.0 / C
+        head = (f"the {self.name} criterion's linear systems over the {sv.size} support vectors "
+                f"at C = {C:.3g} are singular in float64 ({exc})")
+        if not np.isfinite(kmax):
+            return np.linalg.LinAlgError(f"{head}: the {kernel.name} kernel's values are not "
+                                         "finite on these data; standardise the features")
+        if kmax * np.finfo(np.float64).eps > shift:
+            return np.linalg.LinAlgError(
+                f"{head}: the {kernel.name} kernel's values reach {kmax:.3g}, while the "
+                f"L2-SVM's diagonal term 1/C is {shift:.3g} — below their rounding, so K + I/C "
+                f"is as singular as K. The kernel is far from unit scale for the C range "
+                f"searched: standardise the features (or give bounds for ln C near "
+                f"{-np.log(kmax):.3g}, the scale of 1/K)")
+        return np.linalg.LinAlgError(f"{head}: support vectors that coincide in feature space")
 
     def _info(self, sol, value) -> dict:
         n = self.y.size
@@ -471,7 +501,11 @@ class SpanBound(_L2SVEstimate):
         try:
             s2, Bsv, d = span_squared(Kt, a, self.eta, overwrite=not keep_kt, sv_block=True)
         except np.linalg.LinAlgError:           # not positive definite: LU on a fresh K̃_SV
-            s2, Bsv, d = span_squared(self._kt_sv(C, kernel, sv), a, self.eta, sv_block=True)
+            try:
+                s2, Bsv, d = span_squared(self._kt_sv(C, kernel, sv), a, self.eta,
+                                          sv_block=True)
+            except np.linalg.LinAlgError as exc:
+                raise self._singular(C, kernel, sv, exc) from None
         if not keep_kt:
             Kt = None                           # its memory now holds B
         z = a * s2 - 1.0
@@ -493,7 +527,10 @@ class SpanBound(_L2SVEstimate):
         g = dpsi * s2
         if self.eta > 0:                        # diag P = (B ∘ B) w, without P
             g = g - self.eta * (_diag_scaled_square(Bsv, w) - dpsi * a) / a ** 2
-        u = alpha_b_adjoint(Kt, ysv, g, system=system)
+        try:
+            u = alpha_b_adjoint(Kt, ysv, g, system=system)
+        except np.linalg.LinAlgError as exc:
+            raise self._singular(C, kernel, sv, exc) from None
         system = Kt = None                      # the last §6.3 solve: release the factor
         W = _scaled_square(Bsv, w)              # P = B diag(w) B; Bsv's content is lost
         del Bsv
@@ -528,7 +565,10 @@ class SpanEstimate(_L2SVEstimate):
 
     def _compute(self, C, kernel, need_grad):
         sol, sv, Kt, a, _, _ = self._sv_problem(C, kernel)
-        s2, _, _ = span_squared(Kt)
+        try:
+            s2, _, _ = span_squared(Kt)
+        except np.linalg.LinAlgError as exc:
+            raise self._singular(C, kernel, sv, exc) from None
         value = float(np.count_nonzero(a * s2 > 1.0))
         info = self._info(sol, value)
         info.update(span2_sum=float(s2.sum()), alpha_span2_sum=float(a @ s2))
@@ -568,7 +608,10 @@ class OpperWinther(_L2SVEstimate):
 
     def _compute(self, C, kernel, need_grad):
         sol, sv, Kt, a, _, _ = self._sv_problem(C, kernel)
-        inv_diag = np.diag(np.linalg.inv(Kt))
+        try:
+            inv_diag = np.diag(np.linalg.inv(Kt))
+        except np.linalg.LinAlgError as exc:
+            raise self._singular(C, kernel, sv, exc) from None
         value = float(np.count_nonzero(a / inv_diag > 1.0))
         return value, None, self._info(sol, value)
 

@@ -205,6 +205,23 @@ KDIAG_UNSCALED = 1e6
 CK_HARD_MARGIN = 1e6
 
 
+def check_kernel_finite(values, kernel: Kernel, what: str = "K(x, x)") -> None:
+    """A ValueError when kernel values the solver depends on (the diagonal K(x, x), or the
+    squared row norms every kernel is computed from) overflow float64: a linear kernel on
+    X·1e200 has K(x, x) ≈ 1e400 = inf, and the solvers and criteria used to fail far from
+    the cause (numpy's "Singular matrix" from the span bound, "tol must be a finite number,
+    got inf" from the radius QP; issue 29 item 8)."""
+    values = np.asarray(values)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"the {getattr(kernel, 'name', 'kernel')} kernel's values are not "
+                         f"finite on these data ({what} of row {i} is {float(values[i])!r}): the "
+                         f"features are too large for this kernel in float64; standardise the "
+                         f"features (sklearn.preprocessing.StandardScaler, or --scale on the "
+                         f"command line)")
+
+
 def cap_reason(X, kernel: Kernel, upper=None) -> str:
     """The likely reason why a solve on X stopped at its iteration cap, with what to do, from
     the scale of the kernel's diagonal (one O(n·d) pass, only after such a solve): features
@@ -438,6 +455,10 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
             # lose far fewer digits on data far from the origin.
             X = np.ascontiguousarray(X - column_mean(X))
         sq = np.einsum("ij,ij->i", X, X) if code != PRECOMPUTED else np.zeros(n)
+    check_kernel_finite(sq, kernel, "the squared norm")
+    if code != RBF:              # (an RBF kernel's diagonal is 1; its distances come from sq)
+        check_kernel_finite(X_kernel.K[X_kernel.rows, X_kernel.rows]
+                            if isinstance(X_kernel, GramRows) else kernel.diag(X_kernel), kernel)
     max_iter = check_max_iter(max_iter)
     stall = max_iter is None        # the default cap: a stalled solve stops (``STALL_SLICES``)
     if max_iter is None:

@@ -18,7 +18,8 @@ import numpy as np
 
 from .._validation import check_X
 from ..kernels import Kernel, check_kernel
-from .qp import DEFAULT_CACHE_MB, cap_reason, check_start, check_tol, run_smo, warn_cap
+from .qp import (DEFAULT_CACHE_MB, cap_reason, check_kernel_finite, check_start, check_tol,
+                 run_smo, warn_cap)
 
 
 @dataclass
@@ -88,7 +89,9 @@ def solve_radius(X, kernel: Kernel, *, shift=0.0, tol: float = 1e-3, beta0=None,
             raise ValueError(f"shift must be a finite number >= 0 or {n} of them, got an array "
                              f"of shape {shift.shape}")
     tol = check_tol(tol)
-    d = kernel.diag(X) + shift
+    d = kernel.diag(X)
+    check_kernel_finite(d, kernel)
+    d = d + shift
     i0 = int(np.argmax(d))
     if beta0 is None:
         b0 = np.zeros(n)
@@ -98,7 +101,9 @@ def solve_radius(X, kernel: Kernel, *, shift=0.0, tol: float = 1e-3, beta0=None,
     # relative below scale 1 (never looser than tol there), but not below what the float64
     # rounding of G (entries up to about max d) can resolve
     floor = 16.0 * np.finfo(np.float64).eps * float(np.abs(d).max())
-    tol_eff = max(tol * min(1.0, radius_scale(X, kernel, d, i0, shift)), floor)
+    scale = radius_scale(X, kernel, d, i0, shift)
+    check_kernel_finite([scale], kernel, f"the largest squared distance from row {i0}")
+    tol_eff = max(tol * min(1.0, scale), floor)
     if tol_eff <= 0.0:        # every point at the origin of feature space: R² = 0 at any β
         tol_eff = tol
     res = run_smo(X, np.ones(n), -d, np.full(n, np.inf), b0, kernel, scale=2.0, shift=shift,
