@@ -388,7 +388,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         # (n_jobs threads); pairs too small for threads to pay run on one (pair_threads)
         with worker_cap(pair_threads(data.X, data.y_idx, data.n_classes)):
             if self.multiclass_theta == "per-pair":
-                fit_per_pair(self, data.X, data.y_idx, data.weights)
+                fit_per_pair(self, data.X_full, data.y_idx, data.weights)
             else:
                 fit_bound_svm(self, data, OneVsOneMachine(self, data), t0)
         if data.kept is not None:   # rows of the X given to fit

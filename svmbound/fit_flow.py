@@ -155,7 +155,7 @@ class BinaryMachine:
         sv = sol.support
         est.alpha_ = sol.alpha[sv]
         est.support_ = sv if kept is None else kept[sv]
-        est.support_vectors_ = self.data.X[sv]
+        est.support_vectors_ = self.data.X_full[sv]
         est.dual_coef_ = (sol.alpha[sv] * y_pm[sv])[None, :]
         est.intercept_ = np.array([sol.b])
         est.n_support_ = np.array([(y_pm[sv] < 0).sum(), (y_pm[sv] > 0).sum()])
@@ -262,7 +262,7 @@ class OneVsOneMachine:
 
     def install(self, tr: Trained, kernel0):
         kernel = tr.model[0].kernel
-        set_pair_models(self.est, self.data.X, self.y, tr.model, kernel)
+        set_pair_models(self.est, self.data.X_full, self.y, tr.model, kernel)
         return kernel
 
 
@@ -282,8 +282,8 @@ def fit_bound_svm(est, data: TrainingData, machine, t0: float):
         check_validation_classes(data.labels)
         crit = None
         names = ("log_C",) + tuple(kernel0.param_names)
-        lower, upper, x0 = auto_box_and_start(names, X, kernel0, est.bounds, est.start,
-                                              est._config())
+        lower, upper, x0 = auto_box_and_start(names, data.X_full, kernel0, est.bounds,
+                                              est.start, est._config())
     else:
         cls = criterion_class(est._criterion_name(), est.loss)
         crit = machine.named_criterion(cls, kernel0)
@@ -291,7 +291,7 @@ def fit_bound_svm(est, data: TrainingData, machine, t0: float):
     # the run control checks reproducibility / counts grid points on one pair's criterion
     first = getattr(crit, "criteria", [crit])[0]
     log_y = machine.y if isinstance(machine, BinaryMachine) else machine.y.astype(np.float64)
-    run, bar = est._start_run_control(X, log_y, first, lower, upper, data.weights)
+    run, bar = est._start_run_control(data.X_full, log_y, first, lower, upper, data.weights)
     callback = est._iteration_printer(bar, t0)
     prev = rate = warm = None
     with est._searching(run, bar):
@@ -362,7 +362,8 @@ def _after_search(est, data, machine, result, theta, n_search, kernel0, auto, de
                       f"stand behind ({'; '.join(problems)}); falling back to the default "
                       "strategy (bounds + cross-validation)", ModelWarning, stacklevel=4)
         result, theta, n_auto, _ = run_auto_fallback(est, X, machine.y, kernel0, callback,
-                                                     data.weights, machine.factory)
+                                                     data.weights, machine.factory,
+                                                     X_full=data.X_full)
         tr = machine.train(theta, kernel0)
         n_search += n_auto
         problems = tr.problems
@@ -490,11 +491,14 @@ def run_auto(est, X, y, kernel, lower, upper, x0, callback, run=None, weights=No
     return result, np.asarray(result.x, dtype=float).copy(), n_trainings, warm
 
 
-def run_auto_fallback(est, X, y, kernel, callback, weights=None, criterion_factory=None):
-    """The default strategy with ``kernel`` (its degree kept), its box and start, without
-    search log (the fallback after a search whose model failed the checks)."""
+def run_auto_fallback(est, X, y, kernel, callback, weights=None, criterion_factory=None,
+                      X_full=None):
+    """The default strategy with ``kernel`` (its degree kept), its box and start (from
+    ``X_full``, every column, when given), without search log (the fallback after a search
+    whose model failed the checks)."""
     names = ("log_C",) + tuple(kernel.param_names)
-    lower, upper, x0 = auto_box_and_start(names, X, kernel, None, None, est._config())
+    lower, upper, x0 = auto_box_and_start(names, X if X_full is None else X_full, kernel, None,
+                                          None, est._config())
     return run_auto(est, X, y, kernel, lower, upper, x0, callback, weights=weights,
                     criterion_factory=criterion_factory)
 

@@ -224,3 +224,43 @@ def test_cli_tune_sparse_equals_dense(libsvm_files, capsys):
     assert main(["tune", str(libsvm_files / "train.txt"), "--sparse", "yes", "--scale",
                  "--quiet"]) == 2
     assert "--scale" in capsys.readouterr().err
+
+
+# -- columns without a value are free (issue 29 item 9) ----------------------------------------
+@pytest.mark.parametrize("multiclass_theta", [None, "shared", "per-pair"])
+def test_empty_columns_change_nothing_and_cost_nothing(multiclass_theta, monkeypatch):
+    """CSR X widened by 10⁷ columns that hold no value: the same θ, coefficients and decision
+    values as the narrow X (with a start that does not depend on the width: gamma='scale'
+    does), the support vectors at the full width; the solvers see the used columns only."""
+    from sklearn.datasets import load_iris, make_classification
+
+    if multiclass_theta is None:
+        X, y = make_classification(120, 5, n_informative=3, n_redundant=0, random_state=0)
+        kw = {}
+    else:
+        X, y = load_iris(return_X_y=True)
+        kw = {"multiclass_theta": multiclass_theta}
+    narrow = sp.csr_matrix(X)
+    wide = sp.csr_matrix((narrow.data, narrow.indices, narrow.indptr),
+                         shape=(X.shape[0], 10**7))
+    kw.update(random_state=0, start=(0.0, 1.0), bounds=[(-10, 10), (-9, 11)])
+    a = BoundSVC(**kw).fit(narrow, y)
+    import svmbound.fit_flow as flow
+    import svmbound.multiclass as mc
+
+    widths = []
+    for module in (flow, mc):
+        real = module.solve_svm_dual
+        monkeypatch.setattr(module, "solve_svm_dual",
+                            lambda X, *a, real=real, **k: widths.append(X.shape[1])
+                            or real(X, *a, **k))
+    b = BoundSVC(**kw).fit(wide, y)
+    assert widths and set(widths) == {X.shape[1]}      # the final trainings: used columns
+    np.testing.assert_array_equal(a.best_theta_, b.best_theta_)
+    np.testing.assert_array_equal(_dense(a.dual_coef_), _dense(b.dual_coef_))
+    np.testing.assert_array_equal(a.decision_function(narrow), b.decision_function(wide))
+    assert b.support_vectors_.shape[1] == 10**7 and b.n_features_in_ == 10**7
+
+
+def _dense(a):
+    return a.toarray() if sp.issparse(a) else np.asarray(a)
