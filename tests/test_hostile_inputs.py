@@ -196,3 +196,80 @@ def test_span_singular_system_says_why():
     crit = make_criterion("span", Xb * 1e150, YB_PM, LinearKernel())
     with pytest.raises(np.linalg.LinAlgError, match="far from unit scale.*standardise"):
         crit.fun(np.array([0.0]))
+
+
+# ---------------------------------------------------------------------------------------------
+# item 5: weights scale C (C_i = C·w_i): the pick follows a uniform weight of any scale
+
+
+def test_weight_scale_is_the_mean_without_overflow():
+    from svmbound._weights import weight_scale
+
+    assert weight_scale(None) == 1.0
+    assert weight_scale(np.array([1.0, 3.0])) == 2.0
+    assert weight_scale(np.full(200, 1e308)) == pytest.approx(1e308, rel=1e-12)   # sum: inf
+    assert weight_scale(np.full(200, 1e-300)) == pytest.approx(1e-300, rel=1e-12)
+
+
+def test_shift_log_c_moves_the_default_box_only():
+    from svmbound._weights import shift_log_c
+
+    names = ("log_C", "log_sigma2")
+    lo, hi, x0 = np.array([-10.0, -8.0]), np.array([10.0, 12.0]), np.array([0.0, 2.0])
+    w = np.full(5, 1e100)
+    t = -np.log(1e100)
+    a, b, c = shift_log_c(names, lo, hi, x0, w)
+    np.testing.assert_allclose(a, [-10 + t, -8]) and np.testing.assert_allclose(b, [10 + t, 12])
+    np.testing.assert_allclose(c, [t, 2.0])
+    a, b, c = shift_log_c(names, lo, hi, x0, w, bounds_given=True, start_given=True)
+    np.testing.assert_array_equal(a, lo) and np.testing.assert_array_equal(c, x0)
+    a, b, c = shift_log_c(names, lo, hi, x0, w, bounds_given=True)     # start clipped into box
+    assert c[0] == -10.0
+    for w in (None, np.ones(5), np.array([0.5, 1.5])):                 # mean 1: nothing moves
+        a, b, c = shift_log_c(names, lo, hi, x0, w)
+        np.testing.assert_array_equal(a, lo) and np.testing.assert_array_equal(c, x0)
+    with pytest.raises(ValueError, match="scale 1e\\+305 .*beyond float64's range.*divide them"):
+        shift_log_c(names, lo, hi, x0, np.full(5, 1e305))
+
+
+@pytest.mark.parametrize("name", ["rm-l1", "rm-l1-0.5", "rm-l2-2.5", "rm-l1-1.9", "rm-l1-3.1",
+                                  "rm-l1-3.2", "rm-l2", "span"])
+@pytest.mark.parametrize("s", [1e-300, 1e-100, 1e100, 1e300])
+def test_bounds_depend_on_the_boxes_alone(name, s):
+    """Uniform weights s at C are the boxes C_i = C·s of unit weights at C·s: every bound has
+    the same value there. The L1 bounds' Δ/C (and κ/C, Σξ) used the bare C: a weight 1e300
+    made Δ/C = 1e300·Δ/C_i and moved their minimum."""
+    theta = np.array([0.3, 0.5])
+    plain = make_criterion(name, Xb, YB_PM, RBFKernel(), tol=1e-10)
+    weighted = make_criterion(name, Xb, YB_PM, RBFKernel(), tol=1e-10,
+                              weights=np.full(YB_PM.size, s))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = plain.evaluate(theta)
+        b = weighted.evaluate(theta - [np.log(s), 0.0])
+    assert b.value == pytest.approx(a.value, rel=1e-6)
+    if a.grad is not None:
+        np.testing.assert_allclose(b.grad, a.grad, rtol=1e-5, atol=1e-8 * abs(a.value))
+
+
+FIT_FLOW_SHIFT = pytest.mark.xfail(
+    strict=True, reason="needs fit_flow.fit_bound_svm / run_auto_fallback to move the default "
+    "ln C box by _weights.shift_log_c, and the strategy's CV comparisons (tune."
+    "_validate_candidates' 1e-9, candidates.cv_key's round(cv_errors, 12)) to be relative "
+    "(issue 29 item 5; the report names the lines); remove this marker then")
+
+
+@FIT_FLOW_SHIFT
+@pytest.mark.parametrize("kw", [{}, {"criterion": "radius-margin", "loss": "l1"}])
+@pytest.mark.parametrize("s", [1e100, 1e300, 1e-300])
+def test_uniform_weight_pick_follows(kw, s):
+    """The issue's case: sample_weight 1e100 or 1e300 left C at its start (accuracy 0.83
+    against 0.90, no warning); 1e-300 ended in bfgs' 'grad(x0) is not finite'. The pick is
+    now that of unit weights, C divided by the weight: C·w_i the same."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = BoundSVC(**kw).fit(Xb, yb)
+        m = BoundSVC(**kw).fit(Xb, yb, sample_weight=np.full(200, s))
+    assert m.best_params_["C"] * s == pytest.approx(ref.best_params_["C"], rel=1e-6)
+    assert m.best_params_["sigma2"] == pytest.approx(ref.best_params_["sigma2"], rel=1e-6)
+    np.testing.assert_array_equal(m.predict(Xb), ref.predict(Xb))

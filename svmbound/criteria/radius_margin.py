@@ -19,13 +19,20 @@ Per-sample weights (C_i = C·w_i, ``Criterion.weights``): the L2 kernel is K + d
 both the margin and R̃², so ∂‖w̃‖²/∂ln C = Σ α_i²/C_i and ∂R̃²/∂ln C = −Σ β_i(1 − β_i)/C_i
 (= −(1 − βᵀβ)/C for equal weights, as eᵀβ = 1). For L1 the rescaling α = Cᾱ with the boxes
 0 ≤ ᾱ_i ≤ w_i leaves the formulas unchanged, with CΣξ → CΣw_iξ_i = eᵀα − ‖w‖² (``xi_sum`` is
-then Σw_iξ_i). The C in R² + κ/C (2.5, 2.7) and Δ/C (3.3) stays the common factor C.
+then Σw_iξ_i). The common C of R² + κ/C (2.5, 2.7), Δ/C (3.3) and (R² + 1/C) (3.2), and
+the Σξ of 1.9 and 3.1, are taken at the mean box C̄ = C·s, s = the mean weight
+(``_weights.weight_scale``): Σξ → Σ(w_i/s)ξ_i = (eᵀα − ‖w‖²)/C̄. The bounds then depend on
+the C_i alone — uniform weights s at C have the values of unit weights at C·s — where with
+the bare C a uniform weight 1e300 made Δ/C = 1e300·Δ/C_i dominate R² and moved the minimum
+(issue 29 item 5). Without weights s = 1 and nothing changes; with weights of mean 1 (e.g.
+class_weight='balanced') s is 1 up to rounding.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .._weights import weight_scale
 from .base import Criterion
 
 
@@ -76,7 +83,8 @@ class _RadiusMarginL2Plain(RadiusMarginL2):
 
     def _radius(self, C, kernel):
         sol = self.solve_radius(kernel, shift=0.0)
-        return sol.r2 + self.kappa / C, -self.kappa / C, sol
+        Cm = C * weight_scale(self.weights)             # the mean C_i (module docstring)
+        return sol.r2 + self.kappa / Cm, -self.kappa / Cm, sol
 
 
 class RadiusMarginL2Half(_RadiusMarginL2Plain):
@@ -116,14 +124,15 @@ class RadiusMarginL1(Criterion):
         primal2 = 2.0 * svm.objective                  # ‖w‖² + 2CΣξ
         w2 = svm.w2                                     # αᵀQα
         xi_sum = (float(svm.alpha.sum()) - w2) / C      # Chung 1.6
-        radius_term = rad.r2 + self.delta / C
+        Cm = C * weight_scale(self.weights)             # the mean C_i (module docstring)
+        radius_term = rad.r2 + self.delta / Cm
         info = _svm_info(svm, rad)
         info.update(w2=w2, xi_sum=xi_sum, primal2=primal2, radius_term=radius_term)
         value = radius_term * primal2
         if not need_grad:
             return value, None, info
         d_primal = np.concatenate([[2.0 * C * xi_sum], self.margin_gradient(kernel, svm)])
-        d_radius = np.concatenate([[-self.delta / C], self.radius_gradient(kernel, rad)])
+        d_radius = np.concatenate([[-self.delta / Cm], self.radius_gradient(kernel, rad)])
         return value, d_radius * primal2 + radius_term * d_primal, info
 
 
@@ -156,7 +165,8 @@ class _L1Heuristic(Criterion):
         xi_sum = (e_alpha - w2) / C
         info = _svm_info(svm, rad)
         info.update(w2=w2, xi_sum=xi_sum, e_alpha=e_alpha)
-        return self._combine(rad.r2, e_alpha, xi_sum, C), None, info
+        s = weight_scale(self.weights)                  # at the mean C_i (module docstring)
+        return self._combine(rad.r2, e_alpha, xi_sum / s, C * s), None, info
 
 
 class DuanL1(_L1Heuristic):
