@@ -23,9 +23,11 @@ from numba import njit
 
 
 def issparse(X) -> bool:
-    """True for a scipy sparse matrix or array."""
+    """True for a scipy sparse matrix or array (or a :class:`UsedColumns` of one)."""
     if type(X) is np.ndarray:        # the common case, without the import (called per solve)
         return False
+    if isinstance(X, UsedColumns):
+        return True
     try:
         import scipy.sparse as sp
     except ImportError:  # pragma: no cover
@@ -74,6 +76,8 @@ def check_csr(X, name: str = "X"):
 
 def sq_norms(X) -> np.ndarray:
     """‖x_i‖² for every row (dense or CSR)."""
+    if isinstance(X, UsedColumns):
+        X = X.csr
     if issparse(X):
         if X.format != "csr":
             X = X.tocoo()
@@ -102,6 +106,8 @@ def _csr_csc_dots(adata, aind, aptr, bdata, bind, bptr, out):
             row[j] = 0.0
         for p in range(aptr[i], aptr[i + 1]):
             k = aind[p]
+            if k < 0:          # a feature B never uses (UsedColumns)
+                continue
             v = adata[p]
             for q in range(bptr[k], bptr[k + 1]):
                 row[bind[q]] += v * bdata[q]
@@ -119,14 +125,46 @@ def dots(X, Z, out=None) -> np.ndarray:
         out = np.empty((X.shape[0], Z.shape[0]))
     if sx and sz:
         X = X.tocsr()
+        if isinstance(Z, UsedColumns):
+            _csr_csc_dots(X.data, Z.position(X.indices), X.indptr, Z.data, Z.indices,
+                          Z.indptr, out)
+            return out
         Zc = Z.tocsc()           # column k: the rows of Z with feature k
         _csr_csc_dots(X.data, X.indices, X.indptr, Zc.data, Zc.indices, Zc.indptr, out)
         return out
+    if isinstance(Z, UsedColumns):
+        Z = Z.csr
     if sx:                       # CSR @ dense: scipy returns a dense array
         out[...] = np.asarray(X @ np.ascontiguousarray(Z.T))
     else:                        # dense @ CSRᵀ = (CSR @ denseᵀ)ᵀ
         out[...] = np.asarray(Z @ np.ascontiguousarray(X.T)).T
     return out
+
+
+class UsedColumns:
+    """A CSR matrix Z as the right factor of repeated ``dots``: its CSC arrays over the columns
+    it uses (``cols``) only. ``Z.tocsc()`` holds one pointer per column, used or not: a stray
+    feature index such as 134217728 made every prediction allocate 0.5 GB (issue 29 item 9).
+    ``dots`` maps X's column indices to these columns (−1 for a column Z never uses, which adds
+    nothing to any product); the products are summed in the same order as with the full CSC."""
+
+    def __init__(self, Z):
+        self.csr = Z.tocsr()
+        self.shape = self.csr.shape
+        self.cols = np.unique(self.csr.indices)
+        compact = self.csr.__class__((self.csr.data,
+                                      np.searchsorted(self.cols, self.csr.indices),
+                                      self.csr.indptr), shape=(self.shape[0], self.cols.size))
+        csc = compact.tocsc()
+        self.data, self.indices, self.indptr = csc.data, csc.indices, csc.indptr
+
+    def position(self, indices) -> np.ndarray:
+        """Each column index's position in ``cols``, −1 where Z does not use the column."""
+        if self.cols.size == 0:
+            return np.full(indices.shape, -1, dtype=np.int64)
+        pos = np.searchsorted(self.cols, indices)
+        hit = self.cols[np.minimum(pos, self.cols.size - 1)] == indices
+        return np.where(hit, pos, -1).astype(np.int64)
 
 
 def numba_data(X) -> tuple:

@@ -264,3 +264,25 @@ def test_empty_columns_change_nothing_and_cost_nothing(multiclass_theta, monkeyp
 
 def _dense(a):
     return a.toarray() if sp.issparse(a) else np.asarray(a)
+
+
+def test_prediction_with_empty_columns_allocates_nothing_per_column():
+    """A model of a CSR X 10⁸ columns wide predicts without a column-indexed copy of that
+    width (``_sparse.UsedColumns``): the peak memory of decision_function stays far below the
+    0.4 GB one pointer per column would take, and the values are those of the narrow model."""
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(100, 4, n_informative=3, n_redundant=0, random_state=1)
+    narrow = sp.csr_matrix(X)
+    wide = sp.csr_matrix((narrow.data, narrow.indices, narrow.indptr), shape=(100, 10**8))
+    kw = dict(random_state=0, start=(0.0, 1.0), bounds=[(-10, 10), (-9, 11)])
+    est = BoundSVC(**kw).fit(wide, y)
+    ref = BoundSVC(**kw).fit(narrow, y).decision_function(narrow)
+    tracemalloc.start()
+    try:
+        f = est.decision_function(wide)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 50 * 2**20
+    np.testing.assert_array_equal(f, ref)

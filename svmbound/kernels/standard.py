@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernel_sums import rbf_dist_weighted_sum, rbf_exponents_from_dots
-from .._sparse import dots, issparse, sq_norms
+from .._sparse import UsedColumns, dots, issparse, sq_norms
 from .._validation import check_degree, check_positive
 
 # Codes understood by the numba row computation in ``solvers._smo``.
@@ -53,9 +53,12 @@ def _support(v: np.ndarray) -> np.ndarray:
 
 
 def _right(Z):
-    """Z as the right factor of repeated ``dots`` blocks: CSC once for a sparse Z (its columns
-    are what the sparse product walks), Z itself when dense."""
-    return Z.tocsc() if issparse(Z) else Z
+    """Z as the right factor of repeated ``dots`` blocks: for a sparse Z once its CSC arrays
+    over the columns it uses (``_sparse.UsedColumns``: what the sparse product walks), Z
+    itself when dense."""
+    if isinstance(Z, UsedColumns) or not issparse(Z):
+        return Z
+    return UsedColumns(Z)
 
 
 class Kernel:
