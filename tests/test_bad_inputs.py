@@ -13,7 +13,7 @@ from sklearn.exceptions import NotFittedError
 from svmbound import BoundSVC, solve_radius, solve_svm_dual
 from svmbound.cli import main
 from svmbound.criteria import make_criterion
-from svmbound.kernels import RBFKernel
+from svmbound.kernels import LinearKernel, RBFKernel
 from svmbound.selection import ScalingSelector
 
 RNG = np.random.default_rng(0)
@@ -55,6 +55,10 @@ API_CASES = {
         X, np.array(["a"] * 15 + ["b"] * 14 + ["c"])), "class 'c' has a single sample"),
     "fit-continuous-y": (lambda: BoundSVC().fit(X, np.where(Y > 0, 1.5, 0.5)), "Unknown label type: continuous"),
     "fit-nan-y": (lambda: BoundSVC().fit(X, _with(Y[:, None], 4, 0, np.nan)[:, 0]), "y contains NaN"),
+    "fit-object-y-nan": (lambda: BoundSVC(criterion="radius-margin").fit(
+        X, np.r_[Y[:4], np.nan, Y[5:]].astype(object)), "Input y contains NaN (first at entry 4"),
+    "fit-huge-X": (lambda: BoundSVC().fit(X * 1e300, Y), "X has values too large to compute the scale"),
+    "fit-tiny-X": (lambda: BoundSVC().fit(X * 1e-170, Y), "X has values too small to compute the scale"),
     "fit-2d-y": (lambda: BoundSVC().fit(X, np.c_[Y, Y]), "y must be 1-D"),
     "fit-complex-y": (lambda: BoundSVC().fit(X, Y + 0j), "Complex data not supported"),
     # BoundSVC: parameters
@@ -71,8 +75,11 @@ API_CASES = {
     "bounds-order": (lambda: BoundSVC(bounds=(3.0, -3.0)).fit(X, Y), "lower 3.0 must be < upper -3.0"),
     "bounds-shape": (lambda: BoundSVC(bounds=[1, 2, 3]).fit(X, Y), "bounds must be (lower, upper)"),
     "bounds-nan": (lambda: BoundSVC(bounds=(np.nan, 1.0)).fit(X, Y), "bounds must be finite"),
-    "tol-zero": (lambda: BoundSVC(tol=0).fit(X, Y), "'tol' parameter of BoundSVC must be a float in the range (0.0, inf). Got 0"),
-    "tol-string": (lambda: BoundSVC(tol="tight").fit(X, Y), "'tol' parameter of BoundSVC must be a float in the range (0.0, inf). Got 'tight'"),
+    # (the range itself is the estimator's: tol in [1e-14, 1] once its constraint says so)
+    "tol-zero": (lambda: BoundSVC(tol=0).fit(X, Y), "'tol' parameter of BoundSVC must be a float in the range"),
+    "tol-string": (lambda: BoundSVC(tol="tight").fit(X, Y), "'tol' parameter of BoundSVC must be a float in the range"),
+    "tol-huge": (lambda: BoundSVC(tol=1e300).fit(X, Y), "tol"),
+    "tol-tiny-named-criterion": (lambda: BoundSVC(tol=1e-300, criterion="span").fit(X, Y), "tol"),
     "max-iter-zero": (lambda: BoundSVC(max_iter=0).fit(X, Y), "'max_iter' parameter of BoundSVC must be an int in the range [1, inf). Got 0"),
     "max-iter-float": (lambda: BoundSVC(max_iter=2.5).fit(X, Y), "'max_iter' parameter of BoundSVC must be an int in the range [1, inf). Got 2.5"),
     "gtol-negative": (lambda: BoundSVC(criterion="radius-margin", gtol=-1.0).fit(X, Y), "gtol"),
@@ -100,6 +107,9 @@ API_CASES = {
     "svm-C-string": (lambda: solve_svm_dual(X, Y, K, "big"), "C must be a number > 0"),
     "svm-loss": (lambda: solve_svm_dual(X, Y, K, 1.0, loss="hinge"), "unknown loss 'hinge'"),
     "svm-tol": (lambda: solve_svm_dual(X, Y, K, 1.0, tol=-1e-3), "tol must be a finite number > 0"),
+    "svm-tol-huge": (lambda: solve_svm_dual(X, Y, K, 1.0, tol=1e300), "tol must be <= 1, got 1e+300"),
+    "svm-tol-tiny": (lambda: solve_svm_dual(X, Y, K, 1.0, tol=1e-300), "tol must be >= 1e-14, got 1e-300"),
+    "svm-kernel-overflow": (lambda: solve_svm_dual(X * 1e200, Y, LinearKernel(), 1.0), "kernel's values are not finite"),
     "svm-labels-01": (lambda: solve_svm_dual(X, (Y > 0) * 1.0, K, 1.0), "y must contain only -1 and +1"),
     "svm-alpha0-nan": (lambda: solve_svm_dual(X, Y, K, 1.0, alpha0=np.r_[np.nan, np.zeros(29)]), "alpha0 must be finite"),
     "svm-alpha0-shape": (lambda: solve_svm_dual(X, Y, K, 1.0, alpha0=np.zeros(5)), "alpha0 must have shape (30,)"),
@@ -114,6 +124,8 @@ API_CASES = {
     "radius-beta0-zero": (lambda: solve_radius(X, K, beta0=np.zeros(30)), "beta0 has no positive entry"),
     "radius-beta0-shape": (lambda: solve_radius(X, K, beta0=np.ones(3)), "beta0 must have shape (30,)"),
     "radius-tol": (lambda: solve_radius(X, K, tol=np.nan), "tol must be a finite number > 0"),
+    "radius-tol-huge": (lambda: solve_radius(X, K, tol=2.0), "tol must be <= 1"),
+    "radius-kernel-overflow": (lambda: solve_radius(X * 1e200, LinearKernel()), "kernel's values are not finite"),
     "radius-kernel": (lambda: solve_radius(X, None), "kernel must be a svmbound Kernel"),
     # make_criterion / evaluate
     "crit-name": (lambda: make_criterion("aic", X, Y, K), "unknown criterion 'aic'"),
@@ -202,8 +214,9 @@ CLI_CASES = {
     "criterion": (["tune", "{d}/train.txt", "--criterion", "aic"], "unknown criterion 'aic'"),
     "search": (["tune", "{d}/train.txt", "--search", "newton"], "'search' parameter of BoundSVC must be a str among"),
     "kernel": (["tune", "{d}/train.txt", "--kernel", "gauss"], "'kernel' parameter of BoundSVC must be a str among"),
-    "tol": (["tune", "{d}/train.txt", "--tol", "0"], "'tol' parameter of BoundSVC must be a float in the range (0.0, inf). Got 0.0"),
-    "tol-nan": (["tune", "{d}/train.txt", "--tol", "nan"], "'tol' parameter of BoundSVC must be a float in the range (0.0, inf). Got nan"),
+    "tol": (["tune", "{d}/train.txt", "--tol", "0"], "'tol' parameter of BoundSVC must be a float in the range"),
+    "tol-nan": (["tune", "{d}/train.txt", "--tol", "nan"], "'tol' parameter of BoundSVC must be a float in the range"),
+    "tol-huge": (["tune", "{d}/train.txt", "--tol", "1e300"], "tol"),
     "max-iter": (["tune", "{d}/train.txt", "--max-iter", "0"], "'max_iter' parameter of BoundSVC must be an int in the range [1, inf). Got 0"),
     "cache-size": (["tune", "{d}/train.txt", "--cache-size", "-1"], "'cache_size' parameter of BoundSVC must be a float in the range (0.0, inf)"),
     "start": (["tune", "{d}/train.txt", "--start", "1"], "start must have 2 entries"),

@@ -74,6 +74,29 @@ def test_cv_error_grid_does_not_pick_chance_model():
     assert m.score(Xb[150:], yb[150:]) > 0.75
 
 
+def test_gridpy_rates_count_zero_decision_as_svc_does(tmp_path, capsys):
+    """Through the CLI with grid.py's options: at C = 2^-15..-13, gamma = 2^13..15 every
+    held-out kernel value underflows to 0 and f = 0; the rates were 100.0 (SVC's 5-fold CV
+    there: 51 %). Each rate is now the accuracy predict (and SVC) gives, at most ~50 %."""
+    import re
+
+    from sklearn.datasets import dump_svmlight_file
+
+    from svmbound.cli import main
+
+    path = tmp_path / "base.txt"
+    dump_svmlight_file(Xb, np.where(yb == 1, 1, -1), str(path), zero_based=False)
+    out = tmp_path / "base.out"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["tune", str(path), "-log2c", "-15,-13,1", "-log2g", "13,15,1", "-v", "5",
+                     "-out", str(out), "--json", "--quiet"]) == 0
+    capsys.readouterr()
+    rates = [float(re.search(r"rate=(\S+)", line).group(1))
+             for line in out.read_text().splitlines()]
+    assert len(rates) == 9 and max(rates) <= 55.0, rates
+
+
 # ---------------------------------------------------------------------------------------------
 # items 4 and 14a: object-dtype y with NaN is refused as SVC refuses it
 
@@ -96,6 +119,18 @@ def test_extreme_scale_is_not_zero_variance(s, word):
     with pytest.raises(ValueError, match=f"X has values {word} to compute the scale") as exc:
         BoundSVC().fit(Xb * s, yb)
     assert "zero variance (every value is the same)" not in str(exc.value)
+
+
+@pytest.mark.parametrize("s, word", [(1e300, "too large"), (1e-300, "too small")])
+def test_extreme_scale_multiclass_and_sparse(s, word):
+    import scipy.sparse as sp
+
+    X3, y3 = make_classification(150, 5, n_informative=3, n_redundant=0, n_classes=3,
+                                 random_state=0)
+    with pytest.raises(ValueError, match=f"X has values {word} to compute the scale"):
+        BoundSVC().fit(X3 * s, y3)
+    with pytest.raises(ValueError, match=f"X has values {word} to compute the scale"):
+        BoundSVC().fit(sp.csr_matrix(Xb) * s, yb)
 
 
 @pytest.mark.parametrize("s", [1e150, 1e-150])
