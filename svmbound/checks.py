@@ -10,7 +10,8 @@ After a search the final SVM is checked for:
 * **vacuous criterion**: the criterion's estimate of the leave-one-out error rate (its value /
   ℓ for the bounds and error counts, ``info['rate']``) is at or above r_min, so it certifies
   nothing (the radius–margin bound on ijcnn1: 0.29 against r_min = 0.10);
-* **unconverged solve**: the final SVM dual stopped at its iteration cap above tolerance.
+* **unconverged solve**: the final SVM dual stopped above tolerance, at its iteration cap or
+  stalled (``solvers.qp.STALL_SLICES``); the solver's ``ConvergenceWarning`` gives the reason.
 
 With per-sample weights w (class_weight, sample_weight) the rates are weighted: the training
 error Σ w_i [wrong_i]/Σw against r_min = min(W₊, W₋)/(W₊ + W₋), W± the classes' total weights
@@ -68,7 +69,9 @@ def model_problems(y_pm, train_decision, converged: bool = True,
                         f"{criterion_rate:.3f}, is at or above the majority-class rate "
                         f"{r_min:.3f}: the bound is vacuous there")
     if not converged:
-        problems.append("the final SVM solve did not converge (iteration cap reached)")
+        problems.append("the final SVM solve did not converge (it stopped at its iteration "
+                        "cap, or once its KKT violation had stopped falling; its "
+                        "ConvergenceWarning names the likely reason)")
     return problems
 
 
