@@ -56,7 +56,8 @@ def _add_tune_options(p):
                         "(default 3)")
     p.add_argument("--coef0", type=float, default=1.0,
                    help="start value of the polynomial kernel's c (tuned; default 1)")
-    p.add_argument("--tol", type=float, default=1e-6, help="solver tolerance (default 1e-6)")
+    p.add_argument("--tol", type=float, default=1e-6,
+                   help="solver tolerance, in [1e-14, 1] (default 1e-6)")
     p.add_argument("--max-iter", type=int, default=100,
                    help="maximal iterations of the gradient searches (default 100)")
     p.add_argument("--max-epochs", type=int, default=200,

@@ -39,6 +39,7 @@ from .probability import MIN_PROB, sigmoid_predict
 from .progress import Progress
 from .search.log import RunControl, SearchLog, data_fingerprint
 from .solvers import DEFAULT_CACHE_MB
+from .solvers.qp import TOL_MAX, TOL_MIN
 from .strategy import DEFAULT_CONFIG, StrategyConfig
 from .training_data import TrainingData, weights_and_kept
 
@@ -213,7 +214,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
                    "array-like"],
         "coef0": [Interval(Real, 0, None, closed="left")],
         "groups": ["array-like", None],
-        "tol": [Interval(Real, 0, None, closed="neither")],
+        "tol": [Interval(Real, TOL_MIN, TOL_MAX, closed="both")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "max_epochs": [Interval(Integral, 1, None, closed="left")],
         "gtol": [Interval(Real, 0, None, closed="left")],

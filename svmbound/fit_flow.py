@@ -31,6 +31,7 @@ import numpy as np
 
 from ._parallel import n_workers
 from ._validation import data_scale, warn_if_degenerate
+from ._weights import shift_log_c
 from .checks import ModelWarning, is_severe, model_problems
 from .criteria import criterion_class, make_criterion
 from .criteria.pairs import pairwise_criterion
@@ -288,6 +289,10 @@ def fit_bound_svm(est, data: TrainingData, machine, t0: float):
         cls = criterion_class(est._criterion_name(), est.loss)
         crit = machine.named_criterion(cls, kernel0)
         lower, upper, x0 = box_and_start(crit.param_names, est.bounds, est.start)
+    # weights of scale s: the default ln C box and start move by −ln s (C_i = C·w_i)
+    lower, upper, x0 = shift_log_c(names if auto else crit.param_names, lower, upper, x0,
+                                   data.weights, bounds_given=est.bounds is not None,
+                                   start_given=est.start is not None)
     # the run control checks reproducibility / counts grid points on one pair's criterion
     first = getattr(crit, "criteria", [crit])[0]
     log_y = machine.y if isinstance(machine, BinaryMachine) else machine.y.astype(np.float64)
@@ -499,6 +504,7 @@ def run_auto_fallback(est, X, y, kernel, callback, weights=None, criterion_facto
     names = ("log_C",) + tuple(kernel.param_names)
     lower, upper, x0 = auto_box_and_start(names, X if X_full is None else X_full, kernel, None,
                                           None, est._config())
+    lower, upper, x0 = shift_log_c(names, lower, upper, x0, weights)
     return run_auto(est, X, y, kernel, lower, upper, x0, callback, weights=weights,
                     criterion_factory=criterion_factory)
 

@@ -287,14 +287,8 @@ def test_bounds_depend_on_the_boxes_alone(name, s):
         np.testing.assert_allclose(b.grad, a.grad, rtol=1e-5, atol=1e-8 * abs(a.value))
 
 
-FIT_FLOW_SHIFT = pytest.mark.xfail(
-    strict=True, reason="needs fit_flow.fit_bound_svm / run_auto_fallback to move the default "
-    "ln C box by _weights.shift_log_c, and the strategy's CV comparisons (tune."
-    "_validate_candidates' 1e-9, candidates.cv_key's round(cv_errors, 12)) to be relative "
-    "(issue 29 item 5; the report names the lines); remove this marker then")
 
 
-@FIT_FLOW_SHIFT
 @pytest.mark.parametrize("kw", [{}, {"criterion": "radius-margin", "loss": "l1"}])
 @pytest.mark.parametrize("s", [1e100, 1e300, 1e-300])
 def test_uniform_weight_pick_follows(kw, s):

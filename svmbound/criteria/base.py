@@ -287,8 +287,9 @@ class Criterion(Objective):
         """Record a solve of the current evaluation that stopped before its tolerance (at the
         iteration cap); ``evaluate`` reports it in ``info['converged']`` and warns."""
         if not sol.converged:
+            why = getattr(sol, "stop_reason", None)
             self._unconverged.append(f"{what}: KKT violation {sol.max_violation:.3g} after "
-                                     f"{sol.n_iter} iterations")
+                                     f"{sol.n_iter} iterations" + (f" ({why})" if why else ""))
 
     def solve_svm_and_radius(self, C: float, kernel: Kernel, radius):
         """(SVM solution at (C, kernel), ``radius()``), the radius QP running in a second thread

@@ -71,12 +71,12 @@ def candidate_points(x0, minima, lower, upper, steps=None, start_steps=None,
     return out
 
 
-
 def cv_key(record) -> tuple:
-    """Order of the candidates: fewest CV errors, then the smaller C (``record["x"][0]``, ln C),
-    then the smaller mean held-out hinge loss.
-    (ties: ``docs/decisions.md``, "Ties go to the smaller C")."""
-    return (round(record["cv_errors"], 12), round(float(record["x"][0]), 12),
+    """Order of the candidates: the smallest validation error rate (weighted counts compared as
+    rates: rounded to 12 decimals, counts of weight 1e-300 were all ties), then the smaller C
+    (``record["x"][0]``, ln C), then the smaller mean held-out hinge loss (ties:
+    ``docs/decisions.md``, "Ties go to the smaller C")."""
+    return (round(record["cv_rate"], 12), round(float(record["x"][0]), 12),
             round(record["cv_hinge"], 12))
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._sparse import entry_variance, issparse
+from .._validation import check_data_scale
 from ..kernels import is_rbf_params
 from ..search.box import DEFAULT_BOUNDS, DEFAULT_START, box_and_start, default_for
 from .config import DEFAULT_CONFIG, StrategyConfig
@@ -22,7 +23,10 @@ def scale_log_sigma2(X) -> float:
     """ln σ² of scikit-learn's ``gamma='scale'``: γ = 1/(d·Var(X)), σ² = 1/(2γ) = d·Var(X)/2.
 
     Var(X) is the variance of all entries of X (as scikit-learn computes it). Raises a
-    ValueError when it is 0 (every entry equal: no kernel can tell the rows apart)."""
+    ValueError when it is 0 (every entry equal: no kernel can tell the rows apart), or when
+    the values are too large or too small for it to be computed
+    (``_validation.check_data_scale``)."""
+    check_data_scale(X)
     if issparse(X):
         var = entry_variance(X)
     else:

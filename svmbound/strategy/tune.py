@@ -191,7 +191,7 @@ def _validate_candidates(cv, candidates, weights, path, t0) -> tuple[list, bool]
 
     cands = candidates(False)
     validate(cands)
-    if min(r["cv_errors"] for r in records) < trivial_errors(cv) - 1e-9:
+    if min(r["cv_errors"] for r in records) < trivial_errors(cv) * (1.0 - 1e-12):
         return records, False
     extra = candidates(True)[len(cands):]
     validate(extra)
