@@ -6,6 +6,9 @@ import numbers
 
 import numpy as np
 
+from ._sparse import all_rows_equal, check_csr, column_variance_sum, entry_variance, issparse
+from .exceptions import DataWarning
+
 
 def check_positive(value, name: str) -> float:
     """A finite float > 0, or a ValueError naming ``name``."""
@@ -43,8 +46,6 @@ def check_X(X, name: str = "X"):
     is neither a number nor a string), a number of dimensions other than 2, no samples or no
     features, NaN or infinity (with the first position).
     """
-    from ._sparse import check_csr, issparse
-
     if issparse(X):  # scipy sparse (e.g. from load_svmlight_file): kept as CSR
         return check_csr(X, name)
     try:
@@ -94,8 +95,6 @@ def _max_abs_and_unit_variance(X) -> tuple[float, float]:
     (``X.var()`` of X scaled to [−1, 1]: no overflow or underflow whatever the scale of X);
     v = 0 when every entry is the same. The variance of X itself is v·m², which float64 may not
     hold."""
-    from ._sparse import entry_variance, issparse
-
     if issparse(X):
         m = float(np.abs(X.data).max()) if X.nnz else 0.0
         if m == 0.0:
@@ -153,9 +152,7 @@ def warn_if_degenerate(X) -> bool:
     small for the scale of the data to be computed in float64."""
     import warnings
 
-    from .exceptions import DataWarning
 
-    from ._sparse import all_rows_equal, issparse
 
     check_data_scale(X)
 
@@ -171,8 +168,6 @@ def warn_if_degenerate(X) -> bool:
 def data_scale(X) -> float:
     """Mean squared distance between two rows of X, 2·Σ_k Var(X_k) (O(n·d)): the scale that
     σ² of an RBF kernel has to match (σ² far below it gives K ≈ I, far above K ≈ 11ᵀ)."""
-    from ._sparse import column_variance_sum, issparse
-
     # on X/max|x| (no overflow or underflow in the squares), then scaled back
     m, _ = _max_abs_and_unit_variance(X)
     if m == 0.0:

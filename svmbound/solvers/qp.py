@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._sparse import issparse, numba_data, sq_norms
-from ..kernels import Kernel, column_mean
+from ..exceptions import ConvergenceWarning
+from ..kernels import Kernel, _row_blocks, column_mean
 from ._smo import PRECOMPUTED, RBF, offset, smo
 from .interrupt import SolverInterrupted, StopFlag, call_here, call_interruptibly, current_flag
 
@@ -256,7 +257,6 @@ def warn_cap(what: str, res: "QPResult", n: int, tol: float, reason: str) -> Non
     before it because it had stalled."""
     import warnings
 
-    from ..exceptions import ConvergenceWarning
 
     how = (f"stopped after {res.n_iter:,} iterations on {n} rows, its KKT violation no longer "
            f"falling ({STALL_SLICES} slices of {SLICE_ITER + SLICE_ITER_PER_ROW * n:,} "
@@ -314,8 +314,6 @@ class QPResult:
 def _kernel_columns_times(X, kernel: Kernel, cols: np.ndarray, v: np.ndarray) -> np.ndarray:
     """K(X, X[cols]) @ v (v a vector or a matrix of several weight columns), built in row
     blocks (``Kernel.block_dot``)."""
-    from ..kernels import _row_blocks
-
     if not isinstance(kernel, PrecomputedKernel):
         return kernel.block_dot(X, X[cols], v)
     out = np.empty((X.shape[0],) + v.shape[1:])
