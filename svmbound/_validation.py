@@ -5,6 +5,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from sklearn.utils.validation import check_array
 
 from ._sparse import all_rows_equal, check_csr, column_variance_sum, entry_variance, issparse
 from .exceptions import DataWarning
@@ -60,28 +61,31 @@ def check_X(X, name: str = "X"):
     if raw.dtype.kind in "USV":
         raise ValueError(f"{name} must be numeric, got an array of dtype {raw.dtype} (strings or "
                          "bytes); convert it to numbers first")
+    if raw.ndim == 1:
+        raise ValueError(f"{name} must be 2-D (n_samples, n_features); got a 1-D array of length "
+                         f"{X.shape[0]}. Reshape your data: {name}.reshape(-1, 1) for a single "
+                         f"feature, {name}.reshape(1, -1) for a single sample")
+    if raw.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {raw.shape}")
+    if raw.shape[0] == 0:
+        raise ValueError(f"{name} is empty: 0 samples (found array with 0 sample(s) "
+                         f"(shape={raw.shape}) while a minimum of 1 is required)")
+    if raw.shape[1] == 0:
+        raise ValueError(f"{name} has 0 features: found array with 0 feature(s) "
+                         f"(shape={raw.shape}) while a minimum of 1 is required.")
+    # the conversion itself is scikit-learn's (float64, C order); the checks above and the
+    # position of the first non-finite value below give the messages a user can act on
     try:
-        X = np.asarray(raw, dtype=np.float64)
+        X = check_array(raw, dtype=np.float64, order="C", ensure_all_finite=False,
+                        input_name=name)
     except TypeError as exc:   # e.g. a dict in an object array (TypeError, as check_array)
         raise TypeError(f"{name} must be numeric: {exc}") from None
     except ValueError as exc:
         raise ValueError(f"{name} must be numeric: {exc}") from None
-    if X.ndim == 1:
-        raise ValueError(f"{name} must be 2-D (n_samples, n_features); got a 1-D array of length "
-                         f"{X.shape[0]}. Reshape your data: {name}.reshape(-1, 1) for a single "
-                         f"feature, {name}.reshape(1, -1) for a single sample")
-    if X.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {X.shape}")
-    if X.shape[0] == 0:
-        raise ValueError(f"{name} is empty: 0 samples (found array with 0 sample(s) "
-                         f"(shape={X.shape}) while a minimum of 1 is required)")
-    if X.shape[1] == 0:
-        raise ValueError(f"{name} has 0 features: found array with 0 feature(s) "
-                         f"(shape={X.shape}) while a minimum of 1 is required.")
     if not np.all(np.isfinite(X)):
         bad = np.argwhere(~np.isfinite(X))[0]
         raise ValueError(f"{name} contains NaN or infinity (first at row {bad[0]}, column {bad[1]})")
-    return np.ascontiguousarray(X)
+    return X
 
 
 #: float64's range: the largest finite number and the smallest normal one (below it a number
