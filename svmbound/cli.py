@@ -416,6 +416,13 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
         report["chosen"] = res.chosen
         report["candidates"] = res.candidates
         report["subsample"] = res.get("subsample")
+    if hasattr(est, "cv_results_"):       # GridSearchCV's keys, JSON-ready
+        report["best_score"] = float(est.best_score_)
+        report["cv_results"] = {
+            k: ([{n: jsonable_floats(v) for n, v in p.items()} for p in c] if k == "params"
+                else [jsonable_floats(v) for v in np.ma.getdata(c)] if k.startswith("param_")
+                else list(c) if k == "source" else np.asarray(c).tolist())
+            for k, c in est.cv_results_.items()}
     if "degree" in bp:
         report["degree"] = int(bp["degree"])
     if "coef0" in bp:

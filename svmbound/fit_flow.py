@@ -28,6 +28,7 @@ import warnings
 from typing import NamedTuple
 
 import numpy as np
+from scipy.stats import rankdata
 
 from ._parallel import n_workers
 from ._validation import data_scale, warn_if_degenerate
@@ -378,6 +379,11 @@ def _after_search(est, data, machine, result, theta, n_search, kernel0, auto, de
     if isinstance(machine, OneVsOneMachine):
         result.pair_problems = tr.pair_problems
     held_out = result.pop("held_out", None)
+    if result.get("candidates"):
+        est.cv_results_, est.best_score_ = validation_results(result, kernel0)
+    else:
+        for stale in ("cv_results_", "best_score_"):
+            est.__dict__.pop(stale, None)
     if est.probability:
         n_search += fit_probabilities(est, machine, result, tr, kernel0, held_out)
     else:
@@ -395,6 +401,39 @@ def _after_search(est, data, machine, result, theta, n_search, kernel0, auto, de
     est.best_params_ = with_gamma({"C": float(np.exp(tr.theta[0])), **kernel.get_params()})
     est.fit_time_ = time.perf_counter() - t0
     return est
+
+
+def validation_results(result, kernel0) -> tuple[dict, float]:
+    """(``cv_results_``, ``best_score_``) of the candidates the default strategy's validation
+    scored, with GridSearchCV's keys: ``params``, ``param_<name>`` (masked object arrays),
+    ``split{k}_test_score`` (the accuracy on fold k, weighted with weights), ``mean_test_score``
+    and ``std_test_score`` over the folds, ``rank_test_score`` (by mean score, ties sharing the
+    best rank), and ``source`` (which search's minimum, or its step in C). The bound searches'
+    paths are in ``search_.stages``. ``best_score_``: the chosen candidate's mean score."""
+    cands = result.candidates
+    params = []
+    for c in cands:
+        x = np.asarray(c["x"], dtype=float)
+        kernel = kernel0.with_theta(x[1:]) if x.size > 1 else kernel0
+        params.append(with_gamma({"C": float(np.exp(x[0])), **kernel.get_params()}))
+    n_folds = max(len(c.get("fold_rates") or []) for c in cands)
+    scores = np.array([[1.0 - r for r in c["fold_rates"]] if c.get("fold_rates")
+                       else [1.0 - c["cv_rate"]] * n_folds for c in cands]).reshape(
+                           len(cands), n_folds)
+    out = {"params": params}
+    for name in dict.fromkeys(k for p in params for k in p):
+        out[f"param_{name}"] = np.ma.MaskedArray(
+            np.array([p.get(name) for p in params] + [None], dtype=object)[:-1],
+            mask=[name not in p for p in params])
+    for k in range(n_folds):
+        out[f"split{k}_test_score"] = scores[:, k]
+    mean = scores.mean(axis=1)
+    out["mean_test_score"] = mean
+    out["std_test_score"] = scores.std(axis=1)
+    out["rank_test_score"] = rankdata(-mean, method="min").astype(np.int32)
+    out["source"] = [c["source"] for c in cands]
+    chosen = next(i for i, c in enumerate(cands) if c["source"] == result.get("chosen"))
+    return out, float(mean[chosen])
 
 
 def fit_probabilities(est, machine, result, tr, kernel0, held_out) -> int:

@@ -158,3 +158,14 @@ def test_tune_n_jobs_gives_the_same_model_and_zero_is_refused(files, capsys):
         main(["tune", str(files / "train.txt"), "--n-jobs", "0"])
     assert exc.value.code == 2
     assert "non-zero integer" in capsys.readouterr().err
+
+
+def test_json_carries_cv_results_and_best_score(files, capsys):
+    """The default strategy's record of what it scored, as BoundSVC.cv_results_ has it."""
+    assert main(["tune", str(files / "train.txt"), "--scale", "--json", "--quiet"]) == 0
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    r = report["cv_results"]
+    n = len(report["candidates"])
+    assert len(r["params"]) == len(r["mean_test_score"]) == len(r["rank_test_score"]) == n
+    assert report["best_score"] == r["mean_test_score"][r["source"].index(report["chosen"])]
+    assert {"split0_test_score", "std_test_score", "param_C"} <= set(r)

@@ -493,3 +493,35 @@ def test_searches_share_their_cold_solve_at_the_start_with_the_same_result(
     np.testing.assert_array_equal(off.intercept_, on.intercept_)
     assert off.search_.candidates == on.search_.candidates
     assert off.n_trainings_ - on.n_trainings_ == saved
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cv_results_record_what_the_validation_scored(weighted):
+    """cv_results_ with GridSearchCV's keys for the default strategy's candidates: one row per
+    candidate, fold scores whose held-out counts add up to the candidate's validation errors,
+    their mean and spread, ranks by the mean, the parameters of each θ; best_score_ is the
+    chosen candidate's mean; a named criterion has none."""
+    X, y = make_classification(n_samples=150, n_features=5, flip_y=0.1, random_state=3)
+    w = np.random.default_rng(0).uniform(0.5, 2.0, y.size) if weighted else None
+    est = BoundSVC(random_state=0).fit(X, y, sample_weight=w)
+    r, cands = est.cv_results_, est.search_.candidates
+    assert len(r["params"]) == len(cands) == len(r["mean_test_score"])
+    folds = [k for k in r if k.startswith("split")]
+    assert len(folds) == est.search_.n_folds == 5
+    scores = np.column_stack([r[k] for k in folds])
+    np.testing.assert_allclose(r["mean_test_score"], scores.mean(axis=1))
+    np.testing.assert_allclose(r["std_test_score"], scores.std(axis=1))
+    from svmbound.criteria.reference import stratified_folds
+
+    y_pm = np.where(y == est.classes_[1], 1.0, -1.0)
+    tests = [te for _, te in stratified_folds(X, y_pm, 5, 0)]
+    size = np.array([te.size if w is None else w[te].sum() for te in tests])
+    for c, row in zip(cands, scores):
+        np.testing.assert_allclose(((1.0 - row) * size).sum(), c["cv_errors"], rtol=1e-12)
+    for p, c in zip(r["params"], cands):
+        assert p["C"] == pytest.approx(np.exp(c["x"][0]))
+        assert p["gamma"] == pytest.approx(0.5 / np.exp(c["x"][1]))
+    best = r["source"].index(est.search_.chosen)
+    assert est.best_score_ == r["mean_test_score"][best]
+    assert r["rank_test_score"][np.argmax(r["mean_test_score"])] == 1
+    assert not hasattr(BoundSVC(criterion="radius-margin").fit(X, y), "cv_results_")

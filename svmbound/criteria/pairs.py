@@ -314,6 +314,7 @@ class OvOCrossValidationError(HeldOutValues, Criterion):
         self._fold_key = _kernel_key(kernel)
         self.n_trainings += len(tasks)
         errors, hinge = 0, 0.0
+        fold_rates = []
         n_iter = sum(sol.n_iter for sol, _ in out)
         F = np.full((self.y.size, n_pairs), np.nan) if self.keep_held_out else None
         for k, (_, te) in enumerate(self.folds):
@@ -327,6 +328,8 @@ class OvOCrossValidationError(HeldOutValues, Criterion):
                 mi, mj = yte == i, yte == j
                 h[mi] += np.maximum(0.0, 1.0 - dec[mi, p])
                 h[mj] += np.maximum(0.0, 1.0 + dec[mj, p])
+            fold_rates.append(float(np.count_nonzero(wrong)) / te.size if self.weights is None
+                              else float(self.weights[te][wrong].sum() / self.weights[te].sum()))
             if self.weights is None:
                 errors += int(np.count_nonzero(wrong))
                 hinge += float(h.sum()) / (self.n_classes - 1)
@@ -338,7 +341,8 @@ class OvOCrossValidationError(HeldOutValues, Criterion):
             self._keep_held_out(C, _kernel_key(kernel), F)
         value = float(errors)
         n = self._total()
-        return value, None, {"n_folds": self.n_folds, "n_pairs": n_pairs, "n_iter": int(n_iter),
+        return value, None, {"n_folds": self.n_folds, "fold_rates": fold_rates,
+                             "n_pairs": n_pairs, "n_iter": int(n_iter),
                              "rate": value / n, "hinge": hinge / n}
 
 

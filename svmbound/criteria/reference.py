@@ -238,6 +238,10 @@ class CrossValidationError(HeldOutValues, _ReferenceCriterion):
     def _total(self) -> float:
         return held_out_total(self.folds, self.weights, self.y.size)
 
+    def _fold_total(self, te) -> float:
+        """What one fold's errors are counted out of: its held-out rows, or their weights."""
+        return float(te.size) if self.weights is None else float(self.weights[te].sum())
+
     warm_state_attrs = Criterion.warm_state_attrs + ("_fold_prev", "_fold_key")
 
     def shared_gram(self, kernel) -> np.ndarray | None:
@@ -373,6 +377,8 @@ class CrossValidationError(HeldOutValues, _ReferenceCriterion):
         self.n_trainings += self.n_folds
         value = float(sum(res[1] for res in out))
         return value, None, {"n_folds": self.n_folds,
+                             "fold_rates": [float(res[1]) / self._fold_total(te)
+                                            for res, (_, te) in zip(out, self.folds)],
                              "n_iter": int(sum(res[0].n_iter for res in out)),
                              "rate": value / self._total(),
                              "hinge": float(sum(res[2] for res in out)) / self._total()}

@@ -184,7 +184,8 @@ def _validate_candidates(cv, candidates, weights, path, t0) -> tuple[list, bool]
             ev = cv.evaluate(theta, need_grad=False)
             errors = int(ev.value) if weights is None else float(ev.value)
             records.append({"source": src, "x": theta.tolist(), "cv_errors": errors,
-                            "cv_rate": ev.info["rate"], "cv_hinge": ev.info["hinge"]})
+                            "cv_rate": ev.info["rate"], "cv_hinge": ev.info["hinge"],
+                            "fold_rates": ev.info.get("fold_rates")})
             path.append({"x": theta.tolist(), "value": ev.value, "grad": None,
                          "time_s": time.perf_counter() - t0, "accepted": False,
                          "stage": "cv-error"})
