@@ -30,7 +30,8 @@ from .cli_report import (criteria_table, fallback_report, jsonable_floats, repor
                          summary)
 from .datasets import load_demo, load_libsvm_files
 from .estimators import SEARCHES, BoundSVC
-from .export import model_of, range_path_of, write_libsvm_model, write_libsvm_range
+from . import svm_scale
+from .export import libsvm_range_text, model_of, range_path_of, write_libsvm_model
 from .kernels import ARD_KERNELS, ESTIMATOR_KERNELS
 from .progress import stderr_is_terminal
 from .search.grid import evaluate_grid, grid_range
@@ -278,8 +279,9 @@ def load_inputs(train, test=None, scale=False, n_features=None, sparse=False) ->
     against the other's. The width is the training file's (or ``n_features``: a training file
     using more is a ValueError naming the line); test features beyond it are dropped with a
     ``DataWarning``. The size checks (the dense limit, the warning for costly empty columns)
-    see the final width. With ``scale``, features are scaled to [-1, 1] like svm-scale, fitted
-    on the training data.
+    see the final width. With ``scale``, features are scaled to [-1, 1] as svm-scale scales
+    them (a constant feature to 0), fitted on the training data; ``scaling`` holds the ranges
+    (``svm_scale.SvmScaleRanges``, None without ``scale``).
     """
     paths = [train] if test is None else [train, test]
     if scale:
@@ -291,14 +293,14 @@ def load_inputs(train, test=None, scale=False, n_features=None, sparse=False) ->
                                     width="first")
     X, y = parts[0], parts[1]
     Xt, yt = (parts[2], parts[3]) if test is not None else (None, None)
-    if scale:
-        from sklearn.preprocessing import MinMaxScaler
-
-        scaler = MinMaxScaler(feature_range=(-1, 1)).fit(X)
-        X = scaler.transform(X)
+    ranges = None
+    if scale:                  # svm-scale's map (svmbound.svm_scale), fitted on the training rows
+        ranges = svm_scale.fit_ranges(X)
+        X = svm_scale.scale(X, ranges)
         if Xt is not None:
-            Xt = scaler.transform(Xt)
-    return {"X": X, "y": y, "X_test": Xt, "y_test": yt, "base": info["base"]}
+            Xt = svm_scale.scale(Xt, ranges)
+    return {"X": X, "y": y, "X_test": Xt, "y_test": yt, "base": info["base"],
+            "scaling": ranges}
 
 
 def _sparse_mode(args):
@@ -363,7 +365,11 @@ def check_plot_options(args) -> None:
     check_output_path(args.plot, "--plot")
 
 
-def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
+def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None, scaling=None,
+             base: int = 1) -> dict:
+    """Tune and report; with ``--model`` also the model file and, where the model needs its
+    inputs scaled (``scaling``: ``--scale``'s ranges; an ARD kernel), svm-scale's range file
+    beside it (features numbered from ``base``, as in the training file)."""
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
     t0 = time.perf_counter()
@@ -434,15 +440,24 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None) -> dict:
     failed = []                 # output files that could not be written (full disk, ...)
     if getattr(args, "model", None):
         try:
-            if args.kernel in ARD_KERNELS:    # the model is on x/σ_k: svm-scale's range file
+            text = None             # svm-scale's range file: --scale, then an ARD model's 1/σ_k
+            if args.kernel in ARD_KERNELS:
                 model = model_of(est)
                 write_atomic(args.model, "--model",
                              lambda p: write_libsvm_model(model, p, range_path=False))
-                write_atomic(range_path_of(args.model), "--model",
-                             lambda p: write_libsvm_range(model, p))
-                report["range_file"] = range_path_of(args.model)
+                text = (libsvm_range_text(model) if scaling is None else
+                        svm_scale.ard_range_text(scaling, model.feature_scale, base))
             else:
                 write_atomic(args.model, "--model", est.save_libsvm_model)
+                if scaling is not None:
+                    text = svm_scale.range_text(scaling, base)
+            if text is not None:
+                def write_range(path):
+                    with open(path, "w") as fh:
+                        fh.write(text)
+
+                write_atomic(range_path_of(args.model), "--model", write_range)
+                report["range_file"] = range_path_of(args.model)
             report["model"] = args.model
         except OSError as exc:
             failed.append(exc)
@@ -601,7 +616,8 @@ def _run_command(args) -> None:
                            sparse=_sparse_mode(args))
         X, y = data["X"], data["y"]
         cli_gridpy.apply(gridpy, args, X, y)
-        report = run_tune(args, X, y, data["X_test"], data["y_test"])
+        report = run_tune(args, X, y, data["X_test"], data["y_test"],
+                          scaling=data["scaling"], base=data["base"])
         cli_gridpy.finish(gridpy, report, X.shape[0], quiet=args.quiet)
     elif args.command == "select":
         data = load_inputs(args.train, None, args.scale)

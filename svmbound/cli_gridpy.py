@@ -276,7 +276,7 @@ def resolve(args) -> GridPy | None:
     if args.model is not None:
         check_exportable(args.loss, args.kernel, with_scaling=True)
         check_output_path(args.model, "--model")
-        if args.kernel in ("ard", "ard-poly"):     # svm-scale's range file beside the model
+        if args.scale or args.kernel in ("ard", "ard-poly"):   # svm-scale's range file too
             check_output_path(range_path_of(args.model), "--model")
     if args.n_features is not None and args.n_features < 1:
         raise ValueError(f"--n-features must be >= 1, got {args.n_features}")
