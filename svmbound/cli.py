@@ -475,15 +475,23 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None, scaling=None,
                   file=err, flush=True)
         yt_pm = None if yt is None else np.where(yt == est.classes_[1], 1.0, -1.0)
         grid = evaluate_grid(crit, gc, gs, Xt, yt_pm)
-        # the plotted criterion's own search (the default strategy runs several)
-        accepted = [p["x"] for p in report["path"]
-                    if p["accepted"] and p.get("stage", crit.name) == crit.name]
+        paths = candidates = None
+        title = f"{est.criterion_name_} ({args.loss.upper()}-SVM)"
+        if "candidates" in res:    # the default strategy: every bound search, the candidates
+            paths = {f"{name} search": [p["x"][:2] for p in stage.path if p["accepted"]]
+                     for name, stage in res.stages.items()}
+            candidates = [(c["x"][:2], f"{c['cv_errors']:.4g} CV errors") for c in
+                          res.candidates]
+            accepted = None
+            title = f"{crit.name} contours; auto ({args.loss.upper()}-SVM)"
+        else:
+            accepted = [p["x"] for p in report["path"] if p["accepted"]]
         if args.search == "grid":
             accepted = None  # the grid minimum is marked on the map already
         try:
             write_atomic(args.plot, "--plot", lambda tmp: plots.plot_contours(
-                grid, tmp, path=accepted, final=est.best_theta_[:2],
-                title=f"{est.criterion_name_} ({args.loss.upper()}-SVM)"))
+                grid, tmp, path=accepted, paths=paths, candidates=candidates,
+                final=est.best_theta_[:2], title=title))
             report["plot"] = args.plot
         except OSError as exc:
             failed.append(exc)

@@ -6,10 +6,13 @@ from __future__ import annotations
 import numpy as np
 
 
-def plot_contours(grid, file, *, path=None, final=None, title="criterion"):
+def plot_contours(grid, file, *, path=None, paths=None, candidates=None, final=None,
+                  title="criterion"):
     """Write a PNG: criterion contours (left) and, if ``grid.test_error`` exists, test error
-    contours (right). ``path`` is a sequence of accepted θ = (ln C, ln σ²) points; ``final`` the
-    chosen point. Returns the file name."""
+    contours (right). ``path`` is a sequence of accepted θ = (ln C, ln σ²) points, ``paths``
+    several, {label: points} (the default strategy's bound searches), ``candidates`` a list of
+    (θ, text) drawn with their text (the validation's candidates and their CV errors);
+    ``final`` the chosen point. Returns the file name."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -25,10 +28,21 @@ def plot_contours(grid, file, *, path=None, final=None, title="criterion"):
         cs = ax.contourf(CC, SS, Zp, levels=20, cmap="viridis")
         ax.contour(CC, SS, Zp, levels=20, colors="k", linewidths=0.3)
         fig.colorbar(cs, ax=ax, label=("log10 " + label) if kind == "value" else label)
+        drawn = dict(paths or {})
         if path is not None and len(path):
-            P = np.asarray(path, dtype=float)
-            ax.plot(P[:, 0], P[:, 1], "o-", color="red", ms=3, lw=1.2, label="search path")
-            ax.plot(P[0, 0], P[0, 1], "s", color="white", mec="k", ms=6, label="start")
+            drawn = {"search path": path, **drawn}
+        for (name, pts), color in zip(drawn.items(), ("red", "deepskyblue", "magenta",
+                                                       "lime")):
+            if not len(pts):
+                continue
+            P = np.asarray(pts, dtype=float)
+            ax.plot(P[:, 0], P[:, 1], "o-", color=color, ms=3, lw=1.2, label=name)
+            ax.plot(P[0, 0], P[0, 1], "s", color="white", mec="k", ms=6)
+        for k, (x, text) in enumerate(candidates or []):
+            ax.plot(x[0], x[1], "D", color="white", mec="k", ms=6,
+                    label="candidates" if k == 0 else None)
+            ax.annotate(text, (x[0], x[1]), fontsize=6, color="white",
+                        xytext=(4, 4), textcoords="offset points")
         if final is not None:
             ax.plot(final[0], final[1], "*", color="orange", mec="k", ms=14, label="chosen")
         i, j = np.unravel_index(np.nanargmin(Z), Z.shape)

@@ -169,3 +169,27 @@ def test_json_carries_cv_results_and_best_score(files, capsys):
     assert len(r["params"]) == len(r["mean_test_score"]) == len(r["rank_test_score"]) == n
     assert report["best_score"] == r["mean_test_score"][r["source"].index(report["chosen"])]
     assert {"split0_test_score", "std_test_score", "param_C"} <= set(r)
+
+
+def test_plot_of_the_default_draws_both_searches_and_the_candidates(files, monkeypatch,
+                                                                    capsys, tmp_path):
+    """issue 30 item 6: the default strategy's plot draws each bound search's path and every
+    candidate with its CV errors, and the chosen point."""
+    from svmbound import plots
+
+    seen = {}
+    real = plots.plot_contours
+
+    def spy(grid, file, **kw):
+        seen.update(kw)
+        return real(grid, file, **kw)
+
+    monkeypatch.setattr(plots, "plot_contours", spy)
+    out = tmp_path / "p.png"
+    assert main(["tune", str(files / "train.txt"), "--scale", "--json", "--quiet", "--plot",
+                 str(out), "--grid-log-c", "-2", "4", "2", "--grid-log-sigma2", "-2", "4",
+                 "2"]) == 0
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert set(seen["paths"]) == {f"{s} search" for s in ("span", "rm-l2")}
+    assert len(seen["candidates"]) == len(report["candidates"])
+    assert out.stat().st_size > 0
