@@ -2,9 +2,12 @@
 
 :class:`Progress` is shown as soon as it is created (before the first, possibly long, solve),
 advances by one for every evaluation — one per grid point for the grid search, one per
-candidate for annealing, one per trial point for the gradient searches — and shows the best
-value so far; evaluations answered from a resumed log count as "replayed". ``total`` is known
-for the grid and annealing searches and unknown (a running count) for the gradient searches.
+candidate for annealing, one per trial point for the gradient searches, one per candidate of
+the default strategy's validation — and shows the stage (``info['stage']``: the criterion's
+tag, e.g. span, rm-l2, cv-error) and the best value of that stage so far (values of different
+criteria are not comparable); evaluations answered from a resumed log count as "replayed".
+``total`` is known for the grid and annealing searches and, from its budgets, for the default
+strategy (tqdm then shows an ETA); a running count for a named gradient search.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ class Progress:
 
     def __init__(self, enabled: bool = True, total: int | None = None,
                  desc: str = "svmbound", file=None):
-        self.best = np.inf
+        self.best = {}                  # stage -> the best value of that stage's criterion
         self.n_replayed = 0
         self.file = sys.stderr if file is None else file
         self.bar = None
@@ -52,12 +55,13 @@ class Progress:
         return Progress, (False,)
 
     def on_evaluation(self, ev, replayed: bool = False) -> None:
-        if np.isfinite(ev.value) and ev.value < self.best:
-            self.best = float(ev.value)
+        stage = ev.info.get("stage", "search")
+        if np.isfinite(ev.value) and ev.value < self.best.get(stage, np.inf):
+            self.best[stage] = float(ev.value)
         self.n_replayed += bool(replayed)
         if self.bar is None:
             return
-        post = {"best": f"{self.best:.6g}"}
+        post = {"stage": stage, "best": f"{self.best.get(stage, np.inf):.6g}"}
         if self.n_replayed:
             post["replayed"] = self.n_replayed
         self.bar.set_postfix(post, refresh=False)

@@ -499,3 +499,30 @@ def test_n_folds_above_the_smallest_class_is_lowered_with_a_warning():
                                          "the validation uses 3 stratified folds"):
         est = BoundSVC(random_state=0).fit(X, y)
     assert est.search_.n_folds == 3
+
+
+def test_progress_names_the_stage_and_keeps_one_best_per_stage():
+    """issue 30 item 6: values of different criteria are not mixed: each stage's best."""
+    import io
+
+    from svmbound.criteria.base import Evaluation
+    from svmbound.progress import Progress
+
+    out = io.StringIO()
+    bar = Progress(True, total=4, file=out)
+    for stage, value in (("span", 10.0), ("span", 8.0), ("rm-l2", 120.0), ("rm-l2", 130.0)):
+        bar.on_evaluation(Evaluation(np.zeros(2), value, None, {"stage": stage}))
+    assert bar.best == {"span": 8.0, "rm-l2": 120.0}
+    assert bar.bar.postfix is not None and "rm-l2" in bar.bar.postfix
+    bar.close()
+
+
+def test_default_strategy_progress_total_is_its_budget(small):
+    """The bar of the default strategy has a total: the searches' budgets and the candidates
+    (12 for L2: 4 + 5 evaluations, 3 candidates), so that tqdm shows an ETA."""
+    X, y = small
+    est = BoundSVC(random_state=0)
+    assert est._progress_total(None, None, None) == 4 + 5 + 3
+    assert BoundSVC(loss="l1")._progress_total(None, None, None) == 4 + 6 + 3
+    est.fit(X, y)
+    assert abs(est.n_iter_ - 12) <= 4          # the total is what a fit about makes

@@ -422,6 +422,7 @@ class LoggedCriterion(Objective):
                 self._log.record(self._tag, ev, need_grad, state=self._inner.warm_state(),
                                  n_trainings=getattr(self._inner, "n_trainings", None))
         ev.info.setdefault("elapsed_s", time.perf_counter() - self._t0)
+        ev.info.setdefault("stage", self._tag)          # for the progress bar
         self._last = ev
         self.evaluations.append(ev)
         self.replayed.append(entry is not None)
