@@ -626,7 +626,7 @@ def _run_command(args) -> None:
         cli_gridpy.apply(gridpy, args, X, y)
         report = run_tune(args, X, y, data["X_test"], data["y_test"],
                           scaling=data["scaling"], base=data["base"])
-        cli_gridpy.finish(gridpy, report, X.shape[0], quiet=args.quiet)
+        cli_gridpy.finish(gridpy, report, X.shape[0], quiet=args.quiet, as_json=args.json)
     elif args.command == "select":
         data = load_inputs(args.train, None, args.scale)
         run_select(args, data["X"], data["y"], feature_base=data["base"])

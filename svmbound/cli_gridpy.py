@@ -9,7 +9,10 @@
   that cannot minimise it (the gradient searches, bfgs by default) it also implies grid.py's grid.
 * ``-out FILE``: grid.py's output, one line per evaluated grid point,
   ``log2c=… log2g=… rate=…`` with rate the cross-validation accuracy in percent (svm-train's
-  ``%g``); needs the cv-error criterion.
+  ``%g``); needs the cv-error criterion; ``-out null`` writes none (grid.py's).
+* Grid options without ``-v`` run grid.py's default 5-fold cross-validation. On stdout (without
+  ``--json``) grid.py's own lines follow the summary: ``[local] log2c log2g rate (best c=…,
+  g=…, rate=…)`` per point and, last, ``best_c best_g best_rate``.
 * With any of them the loss defaults to l1 (LIBSVM's C-SVC, what grid.py tunes).
 * ``--model FILE``: write the final model in LIBSVM's format (loss l1; rbf, linear or poly
   kernel), checked before the search runs.
@@ -160,6 +163,26 @@ class GridPy:
             out.append(text + f"rate={cv_rate(p['value'], n_samples)}")
         return out
 
+    def local_lines(self, lines) -> list[str]:
+        """grid.py's stdout for the ``-out`` lines ``lines``: per point ``[local] log2c log2g rate
+        (best c=…, g=…, rate=…)``, the best so far (the first of equal rates, as grid.py), then
+        ``best_c best_g best_rate`` with c = 2^log2c and g = 2^log2g."""
+        out, best = [], None
+        for line in lines:
+            fields = dict(f.split("=") for f in line.split())
+            c, g, rate = fields.get("log2c"), fields.get("log2g"), float(fields["rate"])
+            if best is None or rate > best[2]:
+                best = (c, g, rate)
+            shown = [v for v in (c, g) if v is not None]
+            best_txt = ", ".join([f"c={2.0 ** float(best[0])}"] * (best[0] is not None)
+                                 + [f"g={2.0 ** float(best[1])}"] * (best[1] is not None)
+                                 + [f"rate={best[2]}"])
+            out.append(f"[local] {' '.join(shown)} {rate} (best {best_txt})")
+        if best is not None:
+            last = [str(2.0 ** float(v)) for v in best[:2] if v is not None] + [str(best[2])]
+            out.append(" ".join(last))
+        return out
+
 
 def cv_rate(n_errors, n_samples) -> float:
     """Cross-validation accuracy in percent as svm-train prints it (``%g``) and grid.py reads it."""
@@ -286,6 +309,10 @@ def resolve(args) -> GridPy | None:
     if grid_opts and args.kernel not in ("rbf", "linear"):
         raise ValueError(f"{', '.join(grid_opts)}: grid.py's grid is over C and the gamma of the "
                          f"rbf kernel; use --kernel rbf or linear, not {args.kernel!r}")
+    if args.folds is None and grid_opts and args.criterion == "auto":
+        args.folds = DEFAULT_FOLDS      # grid.py's default: 5-fold cross-validation accuracy
+    if args.gridpy_out == "null":       # grid.py's -out null: no output file
+        args.gridpy_out = None
     if args.folds is not None:
         if args.criterion not in ("auto", "radius-margin", "cv-error"):
             raise ValueError(f"-v {args.folds} sets the folds of the cv-error criterion; it "
@@ -325,14 +352,21 @@ def apply(gp: GridPy | None, args, X, y) -> None:
         args.grid_log_sigma2 = list(gp.ln_sigma2_axis(X.shape[1]))
 
 
-def finish(gp: GridPy | None, report: dict, n_samples: int, err=None, quiet=False) -> None:
-    """After the search: write -out and report grid.py's best point on stderr."""
+def finish(gp: GridPy | None, report: dict, n_samples: int, err=None, quiet=False,
+           out=None, as_json=False) -> None:
+    """After the search: write -out, report grid.py's best point on stderr and, unless the
+    report went out as JSON, grid.py's own stdout: a ``[local] log2c log2g rate (best c=…,
+    g=…, rate=…)`` line per point and last ``best_c best_g best_rate`` (what ``| tail -1``
+    scripts read)."""
     if gp is None or not gp.grid or report.get("criterion") != "cv-error":
         return
     err = sys.stderr if err is None else err
     lines = gp.lines(report["path"], n_samples)
     if gp.out is not None:
         write_text_atomic(gp.out, "-out", "".join(line + "\n" for line in lines))
+    if not as_json:
+        out = sys.stdout if out is None else out
+        print("\n".join(gp.local_lines(lines)), file=out, flush=True)
     if not quiet:
         best = [p["accepted"] for p in report["path"]].index(True)
         print(f"[svmbound] grid.py: best {lines[best]} (C = {report['C']:.6g}"

@@ -3,6 +3,7 @@ and test files with more features than the training file."""
 
 import json
 import math
+import os
 import re
 
 import numpy as np
@@ -188,7 +189,6 @@ def test_model_option_with_sparse_data(capsys, monkeypatch, tmp_path):
 @pytest.mark.parametrize("argv, match", [
     (["--model", "{t}/no/such/dir/m.txt", "--loss", "l1"], "does not exist"),
     (["--model", "{t}/m.txt", "--loss", "l1", "--train-file", "frac.txt"], "integer labels"),
-    (["-out", "{t}/o.txt"], "-out writes grid.py's lines with rate = cross-validation accuracy"),
     (["-v", "3", "--criterion", "span"], "cannot be combined with --criterion span"),
     (["-log2c", "1,3,1", "--kernel", "poly"], "grid.py's grid is over C and the gamma"),
     (["-log2c", "1,3,1", "--search", "annealing"], "cannot be combined with --search annealing"),
@@ -328,3 +328,25 @@ def test_scale_with_model_writes_the_range_file_libsvm_needs(tmp_path, kernel, c
     scaled = _svm_scale_restore(report["range_file"], X[100:])
     pred, _, _ = svm_predict(list(y[100:]), [list(map(float, r)) for r in scaled], m, "-q")
     assert np.mean(np.asarray(pred) == y[100:]) == pytest.approx(report["test_accuracy"])
+
+
+def test_gridpy_defaults_stdout_and_out_null(files, capsys, tmp_path):
+    """issue 30 item 4: grid options without -v run grid.py's 5-fold CV (not a bound); stdout
+    has grid.py's "[local] log2c log2g rate (best ...)" line per point and ends with
+    "best_c best_g best_rate"; -out null writes no file."""
+    argv = ["tune", str(files[0] / "train.txt"), "-log2c", "-1,3,2", "-log2g", "-3,-1,1",
+            "-out", "null", "--quiet"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    local = [ln for ln in out if ln.startswith("[local] ")]
+    assert len(local) == 3 * 3
+    best_c, best_g, best_rate = map(float, out[-1].split())
+    assert np.log2(best_c) in (-1.0, 1.0, 3.0) and np.log2(best_g) in (-3.0, -2.0, -1.0)
+    rates = [float(ln.split()[3]) for ln in local]
+    assert best_rate == max(rates)
+    assert local[-1].endswith(f"rate={best_rate})")
+    assert not (tmp_path / "null").exists() and not os.path.exists("null")
+    assert main(argv + ["--json"]) == 0
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert report["criterion"] == "cv-error" and len(report["path"]) == 9
+
