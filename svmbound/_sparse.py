@@ -130,6 +130,18 @@ def dots(X, Z, out=None) -> np.ndarray:
     return out
 
 
+def compact_columns(X) -> tuple:
+    """(CSR X without the columns that store no entry, the indices of the columns kept),
+    (X, None) when every column stores one. The stored entries keep their order within each
+    row, so every row's dot products and norms are summed in the same order."""
+    X = X.tocsr()
+    used = np.unique(X.indices)
+    if used.size == X.shape[1]:
+        return X, None
+    indices = np.searchsorted(used, X.indices).astype(X.indices.dtype)
+    return X.__class__((X.data, indices, X.indptr), shape=(X.shape[0], used.size)), used
+
+
 class UsedColumns:
     """A CSR matrix Z as the right factor of repeated ``dots``: its CSC arrays over the columns
     it uses (``cols``) only. ``Z.tocsc()`` holds one pointer per column, used or not: a stray
@@ -140,10 +152,8 @@ class UsedColumns:
     def __init__(self, Z):
         self.csr = Z.tocsr()
         self.shape = self.csr.shape
-        self.cols = np.unique(self.csr.indices)
-        compact = self.csr.__class__((self.csr.data,
-                                      np.searchsorted(self.cols, self.csr.indices),
-                                      self.csr.indptr), shape=(self.shape[0], self.cols.size))
+        compact, cols = compact_columns(self.csr)
+        self.cols = np.arange(self.shape[1]) if cols is None else cols
         csc = compact.tocsc()
         self.data, self.indices, self.indptr = csc.data, csc.indices, csc.indptr
 

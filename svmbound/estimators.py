@@ -40,7 +40,7 @@ from .progress import Progress
 from .search.log import RunControl, SearchLog, data_fingerprint
 from .solvers import DEFAULT_CACHE_MB
 from .solvers.qp import TOL_MAX, TOL_MIN
-from .strategy import DEFAULT_CONFIG, StrategyConfig, loss_steps
+from .strategy import DEFAULT_CONFIG, StrategyConfig, evaluation_budget
 from .training_data import TrainingData, weights_and_kept
 
 __all__ = ["BoundSVC", "SEARCHES", "GRADIENT_SEARCHES", "ARD_KERNELS", "ESTIMATOR_KERNELS"]
@@ -412,17 +412,7 @@ class BoundSVC(ClassifierMixin, BaseEstimator):
         """Evaluations the search will make, where known (grid, annealing; the default
         strategy: its searches' budgets and its candidates), else None."""
         if crit is None:
-            config = self._config()
-            bounds = config.bounds_by_loss[self.loss]
-            fev = config.stage_max_fev
-            budgets = [fev.get(b, max(fev.values())) if isinstance(fev, dict) else fev
-                       for b in bounds]
-            if any(b is None for b in budgets):
-                return None
-            steps = loss_steps(config.neighbour_steps, self.loss)
-            n_steps = sum(len(steps.get(b, ())) if isinstance(steps, dict) else len(steps)
-                          for b in bounds)
-            return int(sum(budgets)) + len(bounds) + n_steps
+            return evaluation_budget(self._config(), self.loss)
         if self.search == "grid":
             try:
                 return int(np.prod([a.size for a in grid_axes(self, crit.param_names, lower,

@@ -83,6 +83,7 @@ class BinaryMachine:
     def __init__(self, est, data: TrainingData):
         self.est, self.data = est, data
         self.y = data.y_pm            # the labels the criteria take
+        self.log_labels = self.y      # what a search log's data fingerprint covers
         self.factory = None           # tune_auto builds make_criterion on ±1 labels
 
     def check(self):
@@ -180,6 +181,7 @@ class OneVsOneMachine:
     def __init__(self, est, data: TrainingData):
         self.est, self.data = est, data
         self.y = data.y_idx
+        self.log_labels = self.y.astype(np.float64)   # a search log's data fingerprint
         self.subsets = pair_subsets(data.y_idx, data.n_classes)
         self.n_models = len(self.subsets)
         self.pair_jobs = est.n_jobs   # the bound searches' threads over the pairs
@@ -296,8 +298,8 @@ def fit_bound_svm(est, data: TrainingData, machine, t0: float):
                                    start_given=est.start is not None)
     # the run control checks reproducibility / counts grid points on one pair's criterion
     first = getattr(crit, "criteria", [crit])[0]
-    log_y = machine.y if isinstance(machine, BinaryMachine) else machine.y.astype(np.float64)
-    run, bar = est._start_run_control(data.X_full, log_y, first, lower, upper, data.weights)
+    run, bar = est._start_run_control(data.X_full, machine.log_labels, first, lower, upper,
+                                      data.weights)
     callback = est._iteration_printer(bar, t0)
     prev = rate = warm = None
     with est._searching(run, bar):

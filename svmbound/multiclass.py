@@ -65,6 +65,7 @@ from .ovo import class_pairs, ovr_decision, pair_subsets, vote
 from .probability import MIN_PROB, pairwise_coupling, sigmoid_predict
 from .search.result import SearchResult
 from .solvers import solve_svm_dual, warm_start_alpha
+from .training_data import class_label
 
 __all__ = ["MULTICLASS_THETA", "DECISION_FUNCTION_SHAPES", "PairModel", "train_pairs",
            "pair_model", "set_pair_models", "check_pairs", "fit_per_pair", "pair_threads",
@@ -93,14 +94,14 @@ class PairModel:
     sv_cols: np.ndarray | None = None   # columns of support_vectors_ (set with the model)
 
 
-def _label(v) -> str:
-    """A class label as text (numpy scalars without their type)."""
-    return str(v.item() if isinstance(v, np.generic) else v)
-
-
 # -------------------------------------------------------------------------------------------
 # fitting
 # -------------------------------------------------------------------------------------------
+def _pair_name(labels, i: int, j: int) -> str:
+    """"a vs b" for the pair of classes i, j."""
+    return f"{class_label(labels[i])} vs {class_label(labels[j])}"
+
+
 #: Pairs whose median size, rows² × features per row, is below this are fitted on one thread
 #: whatever ``n_jobs`` (:func:`pair_threads`): such a pair's solve is shorter than the Python
 #: around it, which holds the GIL (``docs/decisions.md``).
@@ -182,13 +183,12 @@ def fit_per_pair(est, X, y_idx, weights=None):
             intercept=float(sub.intercept_[0]), n_iter=int(sub.solution_.n_iter),
             converged=bool(sub.solution_.converged), bounded=int(sub.solution_.bounded.size)))
     set_pair_models(est, X, y_idx, models, None)
-    given = [[f"pair {_label(labels[i])} vs {_label(labels[j])}: {s}" for s in sub.search_.problems]
+    given = [[f"pair {_pair_name(labels, i, j)}: {s}" for s in sub.search_.problems]
              for (i, j, _, _), sub in zip(subsets, subs)]
     problems, pair_problems = check_pairs(est, X, y_idx, subsets, None, None, given)
     if problems:
         warnings.warn("svmbound: " + "; ".join(problems), ModelWarning, stacklevel=4)
-    stages = {f"{_label(labels[i])} vs {_label(labels[j])}": sub.search_ for (i, j, _, _), sub
-              in zip(subsets, subs)}
+    stages = {_pair_name(labels, i, j): sub.search_ for (i, j, _, _), sub in zip(subsets, subs)}
     path = [dict(e, stage=name) for name, r in stages.items() for e in r.get("path", [])]
     est.best_theta_ = np.array([m.theta for m in models])
     est.best_value_ = np.array([float(sub.best_value_) for sub in subs])
@@ -255,7 +255,7 @@ def check_pairs(est, X, y_idx, subsets, pair_rates, criterion, given=None):
             pair_problems += given[p]
             continue
         rate = None if pair_rates is None else pair_rates[p]
-        pair_problems += [f"pair {_label(labels[i])} vs {_label(labels[j])}: {s}" for s in model_problems(
+        pair_problems += [f"pair {_pair_name(labels, i, j)}: {s}" for s in model_problems(
             y_pm, dec[rows, p], m.converged, rate, criterion)]
     problems = pair_problems[:MAX_LISTED_PAIR_PROBLEMS]
     if len(pair_problems) > MAX_LISTED_PAIR_PROBLEMS:

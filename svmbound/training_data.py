@@ -9,8 +9,8 @@
   (C_i = C·w_i, as SVC; None when every one is 1);
 * ``kept``: the rows of the X given to fit that ``X`` holds (None when none was dropped), so
   that ``support_`` indexes the user's rows; ``shape``: the shape of the X given;
-* ``X_full``: the kept rows with every column, and ``columns``: the columns of a sparse X
-  that hold a value (None when every one does). ``X`` holds those columns alone: a column
+* ``X_full``: the kept rows with every column. For a sparse X, ``X`` holds only the columns
+  that store a value (``_sparse.compact_columns``): a column
   without a value adds nothing to any dot product or distance, so the kernels (linear, RBF,
   polynomial) are unchanged, while the solvers' column-indexed copies of X no longer cost
   one pointer per empty column (a stray index such as ``134217728:1`` made a fit take 85 s and
@@ -27,15 +27,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scipy.sparse import csr_matrix
-
-from ._sparse import issparse
+from ._sparse import compact_columns, issparse
 from ._weights import combine_weights
 
-__all__ = ["TrainingData", "weights_and_kept", "drop_empty_columns"]
+__all__ = ["TrainingData", "weights_and_kept", "class_label"]
 
 
-def _label(v) -> str:
+def class_label(v) -> str:
     """A class label as text (numpy scalars without their type)."""
     return str(v.item() if isinstance(v, np.generic) else v)
 
@@ -46,7 +44,6 @@ class TrainingData:
 
     X: object
     X_full: object
-    columns: np.ndarray | None
     y_idx: np.ndarray
     classes: np.ndarray
     weights: np.ndarray | None
@@ -64,9 +61,9 @@ class TrainingData:
         shape = X.shape
         if kept is not None:
             X, y_idx = X[kept], y_idx[kept]
-        X_fit, columns = drop_empty_columns(X) if issparse(X) else (X, None)
-        return cls(X=X_fit, X_full=X, columns=columns, y_idx=y_idx, classes=classes,
-                   weights=w, kept=kept, shape=shape, class_weight=used)
+        X_fit = compact_columns(X)[0] if issparse(X) else X
+        return cls(X=X_fit, X_full=X, y_idx=y_idx, classes=classes, weights=w, kept=kept,
+                   shape=shape, class_weight=used)
 
     @property
     def n_classes(self) -> int:
@@ -81,18 +78,6 @@ class TrainingData:
     def labels(self) -> np.ndarray:
         """The user's label of each row kept."""
         return self.classes[self.y_idx]
-
-
-def drop_empty_columns(X):
-    """(CSR X without its columns that store no entry, those columns' indices), or (X, None)
-    when every column stores one. The stored entries keep their order within each row, so
-    every row's dot products and norms are summed in the same order."""
-    X = X.tocsr()
-    used = np.unique(X.indices)
-    if used.size == X.shape[1]:
-        return X, None
-    indices = np.searchsorted(used, X.indices).astype(X.indices.dtype)
-    return csr_matrix((X.data, indices, X.indptr), shape=(X.shape[0], used.size)), used
 
 
 def weights_and_kept(y_idx, classes, sample_weight=None, class_weight=None):
@@ -122,7 +107,7 @@ def _check_kept(y_idx, kept, classes) -> None:
         return
     empty = np.flatnonzero(np.bincount(y_idx[kept], minlength=classes.size) == 0)
     if empty.size:
-        names = ", ".join(_label(classes[c]) for c in empty)
+        names = ", ".join(class_label(classes[c]) for c in empty)
         raise ValueError(f"every sample of class {names} has weight zero (weights are "
                          "class_weight x sample_weight): each of the classes needs a sample of "
                          "weight > 0")

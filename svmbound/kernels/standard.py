@@ -53,12 +53,13 @@ def _support(v: np.ndarray) -> np.ndarray:
 
 
 def _right(Z):
-    """Z as the right factor of repeated ``dots`` blocks: for a sparse Z once its CSC arrays
-    over the columns it uses (``_sparse.UsedColumns``: what the sparse product walks), Z
-    itself when dense."""
+    """Z as the right factor of repeated ``dots`` blocks: for a sparse Z once its CSC (what
+    the sparse product walks) — over the columns it uses (``_sparse.UsedColumns``) when it has
+    more columns than stored entries, where a CSC's one pointer per column would cost more than
+    the data — Z itself when dense."""
     if isinstance(Z, UsedColumns) or not issparse(Z):
         return Z
-    return UsedColumns(Z)
+    return UsedColumns(Z) if Z.shape[1] > Z.nnz else Z.tocsc()
 
 
 class Kernel:

@@ -22,11 +22,11 @@ from ..criteria.base import SharedColdSolves
 from ..search.minimize import minimize
 from ..search.result import SearchResult
 from ..solvers.svm import DualSolution
-from .candidates import candidate_points, cv_key, n_folds_for, trivial_errors
+from .candidates import candidate_points, cv_key, loss_steps, n_folds_for, trivial_errors
 from .config import DEFAULT_CONFIG, StrategyConfig
 from .rows import span_memory_rows, take_rows, tuning_rows
 
-__all__ = ["tune_auto"]
+__all__ = ["tune_auto", "evaluation_budget"]
 
 
 def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6,
@@ -114,14 +114,14 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         cv.keep_held_out = True
     if wrap is not None:
         cv = wrap(cv, "cv-error")
-    records, start_added = _validate_candidates(
+    records, start_added, trivial = _validate_candidates(
         cv, lambda include_start: candidate_points(x0, minima, lower, upper, steps,
                                                    start_steps, include_start=include_start,
                                                    loss=loss, config=config),
         weights, path, t0)
     n_trainings += cv.n_trainings
     result = _choice(records, cv, stages, path, split, np.asarray(y_pm).size, wv is not None,
-                     start_added)
+                     start_added, trivial)
     # (solution, θ) of the search's own solve when a minimum is chosen (not a step from it),
     # for the final training (popped by the estimator: not part of search_)
     warm = solutions.get(result.chosen)
@@ -169,8 +169,9 @@ def _run_searches(search, names, cv, own_candidates, n_jobs, sequential, config)
     return done
 
 
-def _validate_candidates(cv, candidates, weights, path, t0) -> tuple[list, bool]:
-    """(records, whether θ₀ was added): the validation error of each of ``candidates(False)``
+def _validate_candidates(cv, candidates, weights, path, t0) -> tuple[list, bool, float]:
+    """(records, whether θ₀ was added, the errors of always predicting the larger class): the
+    validation error of each of ``candidates(False)``
     (fold pieces trained already are reused); when none beats always predicting the larger
     class (both searches ran off, e.g. to a σ² so small that the SVM memorises), θ₀ too
     (``candidates(True)``: the same list with the start appended)."""
@@ -192,14 +193,16 @@ def _validate_candidates(cv, candidates, weights, path, t0) -> tuple[list, bool]
 
     cands = candidates(False)
     validate(cands)
-    if min(r["cv_errors"] for r in records) < trivial_errors(cv) * (1.0 - 1e-12):
-        return records, False
+    trivial = trivial_errors(cv)
+    if min(r["cv_errors"] for r in records) < trivial * (1.0 - 1e-12):
+        return records, False, trivial
     extra = candidates(True)[len(cands):]
     validate(extra)
-    return records, bool(extra)
+    return records, bool(extra), trivial
 
 
-def _choice(records, cv, stages, path, split, n_rows, weighted, start_added) -> SearchResult:
+def _choice(records, cv, stages, path, split, n_rows, weighted, start_added,
+            trivial) -> SearchResult:
     """The SearchResult of the candidate with the fewest validation errors (:func:`cv_key`:
     ties to the smaller C, then the smaller held-out hinge loss), saying how it was picked."""
     chosen = records[min(range(len(records)), key=lambda i: cv_key(records[i]))]
@@ -222,13 +225,26 @@ def _choice(records, cv, stages, path, split, n_rows, weighted, start_added) -> 
         njev=sum(r.njev for r in stages.values()), nit=sum(r.nit for r in stages.values()),
         success=True, status=0, message=message, path=path, candidates=records, stages=stages,
         chosen=chosen["source"], n_folds=cv.n_folds, subsample=sub,
-        validation={"how": how.split(" (")[0], "trivial_rate": trivial_errors(cv) / n_held})
+        validation={"how": how.split(" (")[0], "trivial_rate": trivial / n_held})
 
 
 def _cv_tol(tol: float, config: StrategyConfig) -> float:
     """The CV trainings' solver tolerance: ``config.cv_tol`` (``validation_tol`` when None), at least
     the estimator's ``tol``."""
     return max(float(tol), config.validation_tol if config.cv_tol is None else config.cv_tol)
+
+
+def evaluation_budget(config: StrategyConfig, loss: str) -> int | None:
+    """The evaluations a default tuning makes at most: each bound search's budget
+    (:func:`_budget`) and one per candidate (each minimum and its steps); None when a search
+    has no budget."""
+    bounds = config.bounds_by_loss[loss]
+    budgets = [_budget(config.stage_max_fev, name) for name in bounds]
+    if any(b is None for b in budgets):
+        return None
+    steps = loss_steps(config.neighbour_steps, loss)
+    n_steps = sum(len(steps.get(b, ()) if isinstance(steps, dict) else steps) for b in bounds)
+    return int(sum(budgets)) + len(bounds) + n_steps
 
 
 def _budget(max_fev, name: str) -> int | None:
