@@ -373,6 +373,35 @@ def alpha_b_adjoint(Kt_sv, y_sv, g_alpha, g_b: float = 0.0,
     return system.solve(np.asarray(g_alpha, dtype=np.float64), g_b)[:y_sv.size]
 
 
+def span_sum_adjoint(Bsv, s2, d, a, y_sv, coef, eta: float, Kt_sv=None,
+                     system: HyperplaneSolver | None = None):
+    """(w, u), the first step of the gradient of Σ_p c_p·(a_p S̃_p²) over the support vectors p,
+    where a solves Chapelle's §6.3 system H (a, b) = (r, 0), H = [[K̃^Y, y], [yᵀ, 0]], with a
+    right-hand side r that does not depend on K̃, and S̃_p² is the regularised span (§6.4,
+    ``span_squared``; Bsv the SV block of (M̃ + D)⁻¹, D = diag(η/a)); ``coef`` = c.
+
+    w_p = c_p a_p (S̃_p² + D_pp)², g_i = c_i S̃_i² − η (P_ii − c_i a_i)/a_i² with P = B diag(w) B,
+    u = H⁻¹ (g, 0)[:n]. Then (:func:`span_weight_matrix`) Σ_p c_p d(a_p S̃_p²) =
+    Σ_ij W_ij dK̃_ij − uᵀ dr, W = P − (u∘y)(a∘y)ᵀ — the span bound's gradient (c_p = Ψ'_p,
+    r = 1) and the ε-SVR span's (y = sign β, a = |β|, r = y∘z − ε). Two steps, so that the caller
+    releases the §6.3 factor between them (the peak memory: two n_SV × n_SV arrays)."""
+    w = coef * a * (s2 + d) ** 2                # (S̃² + D_pp)² = 1/B_pp²; w ≥ 0
+    g = coef * s2
+    if eta > 0:                                 # diag P = (B ∘ B) w, without P
+        g = g - eta * (_diag_scaled_square(Bsv, w) - coef * a) / a ** 2
+    return w, alpha_b_adjoint(Kt_sv, y_sv, g, system=system)
+
+
+def span_weight_matrix(Bsv, w, u, a, y_sv) -> np.ndarray:
+    """W = B diag(w) B − (u∘y)(a∘y)ᵀ, symmetrised (:func:`span_sum_adjoint`), made in Bsv's
+    memory (its content is lost)."""
+    W = _scaled_square(Bsv, w)                  # P = B diag(w) B
+    uy, ay = u * y_sv, a * y_sv                 # W = P − (u∘y)(a∘y)ᵀ, symmetrised, in place
+    for i0 in range(0, a.size, _BLOCK):
+        W[i0:i0 + _BLOCK] -= np.outer(uy[i0:i0 + _BLOCK], ay)
+    symmetrize(W)                               # (numba, GIL released)
+    return W
+
 # --------------------------------------------------------------------------------------------
 # criteria
 # --------------------------------------------------------------------------------------------
@@ -523,21 +552,13 @@ class SpanBound(_L2SVEstimate):
         if not need_grad:
             return value, None, info
         dpsi = wsv * self.A * psi * (1.0 - psi)
-        w = dpsi * a * (s2 + d) ** 2            # (S̃² + D_pp)² = 1/B_pp²; w ≥ 0
-        g = dpsi * s2
-        if self.eta > 0:                        # diag P = (B ∘ B) w, without P
-            g = g - self.eta * (_diag_scaled_square(Bsv, w) - dpsi * a) / a ** 2
         try:
-            u = alpha_b_adjoint(Kt, ysv, g, system=system)
+            w, u = span_sum_adjoint(Bsv, s2, d, a, ysv, dpsi, self.eta, Kt, system)
         except np.linalg.LinAlgError as exc:
             raise self._singular(C, kernel, sv, exc) from None
         system = Kt = None                      # the last §6.3 solve: release the factor
-        W = _scaled_square(Bsv, w)              # P = B diag(w) B; Bsv's content is lost
+        W = span_weight_matrix(Bsv, w, u, a, ysv)
         del Bsv
-        uy, ay = u * ysv, a * ysv               # W = P − (u∘y)(α∘y)ᵀ, symmetrised, in place
-        for i0 in range(0, n_sv, _BLOCK):
-            W[i0:i0 + _BLOCK] -= np.outer(uy[i0:i0 + _BLOCK], ay)
-        symmetrize(W)                           # (numba, GIL released)
         grad = np.empty(self.n_params)
         grad[0] = -np.sum(self.over_w(np.diag(W), sv)) / C    # ∂K̃/∂ln C = −diag(1/C_i)
         Xsv = self.X[sv]
