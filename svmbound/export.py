@@ -38,6 +38,12 @@ What is exported — every model of the estimator with one kernel for all class 
 
 Not exported: a multi-class model with one kernel per class pair (multiclass_theta='per-pair')
 whose pair kernels differ — SVC and LIBSVM use one kernel for all pairs.
+
+ε-SVR (``regression_model``, ``to_svr``): the regression function
+f(x) = Σ_i (α_i − α_i*) K(sv_i, x) + b is LIBSVM's ``epsilon_svr`` model — one row of
+coefficients α_i − α_i*, ρ = −b, ``nr_class 2`` and neither labels nor ``nr_sv`` — and the
+fitted ``sklearn.svm.SVR``. The same kernels export, the ARD ones with the same feature scaling
+(a Pipeline of the scaler and the SVR; the range file beside the model file).
 """
 
 from __future__ import annotations
@@ -49,6 +55,7 @@ from functools import partial
 import numpy as np
 
 from ._sparse import issparse
+from ._validation import check_positive
 from .kernels import LinearKernel, PolynomialKernel, RBFKernel
 from .kernels.ard import ARDRBFKernel, ScaledPolynomialKernel
 
@@ -62,6 +69,8 @@ _SKLEARN_KERNEL = {"rbf": "rbf", "linear": "linear", "polynomial": "poly"}
 _SCALED_KERNELS = ("ard", "ard-poly")
 #: The losses that export (both: see the module docstring).
 EXPORTABLE_LOSSES = ("l1", "l2")
+#: LIBSVM's ``svm_type`` of the models this module exports: the classifier and ε-SVR.
+SVM_TYPES = ("c_svc", "epsilon_svr")
 
 
 def check_exportable(loss: str, kernel: str, *, with_scaling: bool = False) -> None:
@@ -89,7 +98,8 @@ def check_exportable(loss: str, kernel: str, *, with_scaling: bool = False) -> N
 
 @dataclass
 class LibsvmModel:
-    """LIBSVM's ``svm_model`` of a C-SVC, any number of classes.
+    """LIBSVM's ``svm_model`` of a C-SVC, any number of classes, or of an ε-SVR
+    (``svm_type`` 'epsilon_svr', built by ``regression_model``).
 
     ``support_vectors`` are grouped by class in the order of ``labels`` (``n_sv[k]`` rows for
     ``labels[k]``); ``sv_coef`` has nr_class − 1 rows; ``rho`` one entry per pair (i, j), i < j,
@@ -101,6 +111,10 @@ class LibsvmModel:
     all 1); ``loss``: the estimator's loss ('l1' or 'l2'; both predict as a C-SVC);
     ``prob_a``/``prob_b``: the sigmoid P(first label of the pair) = 1/(1 + exp(A·f + B)) of
     each pair's LIBSVM decision value f, when the estimator was fitted with probability=True.
+
+    An ε-SVR (``svm_type`` = 'epsilon_svr') has one row of ``sv_coef`` (α_i − α_i*), one ρ
+    (= −b), no ``labels`` (empty), ``n_sv`` = [total_sv], and its tube width in ``epsilon``
+    (LIBSVM's ``p``; training only). LIBSVM counts it as two classes (``nr_class``).
     """
 
     kernel_type: str               # LIBSVM name: 'linear' | 'polynomial' | 'rbf'
@@ -121,10 +135,13 @@ class LibsvmModel:
     loss: str = "l1"
     prob_a: np.ndarray | None = None   # (nr_pairs,) Platt's A per pair (LIBSVM's probA), or None
     prob_b: np.ndarray | None = None   # (nr_pairs,) Platt's B per pair (probB)
+    svm_type: str = "c_svc"            # LIBSVM name: 'c_svc' | 'epsilon_svr' (SVM_TYPES)
+    epsilon: float | None = None       # ε of an ε-SVR (LIBSVM's p), None for a classifier
 
     @property
     def nr_class(self) -> int:
-        return int(self.labels.size)
+        """LIBSVM's ``nr_class``: the number of labels; 2 for a regression model."""
+        return 2 if self.svm_type == "epsilon_svr" else int(self.labels.size)
 
 
 def _sv_matrix(sv, rows=None):
@@ -330,6 +347,92 @@ def multiclass_model(estimator) -> LibsvmModel:
         feature_scale=scale, class_weight=_class_weight(estimator, np.arange(classes.size)),
         loss=estimator.loss, **_platt(estimator))
 
+
+def _finite_nonnegative(value, name: str) -> float:
+    """A finite float >= 0, or a ValueError naming ``name``."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number >= 0, got {value!r}") from None
+    if not np.isfinite(v) or v < 0:
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    return v
+
+
+def regression_model(kernel, support_vectors, dual_coef, intercept, *, C, epsilon,
+                     support=None, n_samples=None, n_iter: int = 0) -> LibsvmModel:
+    """The ``LibsvmModel`` (svm_type 'epsilon_svr') of the ε-SVR
+
+        f(x) = Σ_i dual_coef[i]·K(sv_i, x) + intercept,   dual_coef[i] = α_i − α_i*,
+
+    on plain arrays: ``kernel`` a svmbound kernel object (``RBFKernel``, ``LinearKernel``,
+    ``PolynomialKernel``, ``ARDRBFKernel``, ``ScaledPolynomialKernel``: the kernels
+    ``_kernel_params`` maps to LIBSVM's), ``support_vectors`` the n_SV rows sv_i (a dense array,
+    or a scipy sparse matrix, kept sparse: ``_sv_matrix``), ``dual_coef`` n_SV numbers (1-D, or
+    scikit-learn's (1, n_SV) ``dual_coef_``, dense or sparse), ``intercept`` b (a number or
+    scikit-learn's (1,) ``intercept_``); ``C`` > 0 and ``epsilon`` >= 0 are the training
+    problem's (they do not enter f; ``to_svr`` sets them so that refitting solves that
+    problem). ``support`` (the SVs' rows of the training data; default 0 … n_SV − 1),
+    ``n_samples`` (rows of the training data; default the largest of ``support`` + 1) and
+    ``n_iter`` are recorded as scikit-learn's ``support_``, ``shape_fit_`` and ``n_iter_``.
+
+    Filled: LIBSVM's ``sv_coef`` = [dual_coef] (one row), ``rho`` = [−intercept] (LIBSVM's
+    value is Σ coef·K − ρ), ``nr_class`` 2 with no labels and no ``nr_sv``; the kernel's
+    ``kernel_type``/``gamma``/``coef0``/``degree``. An ARD kernel gives the model on the scaled
+    features u_k = x_k/σ_k (``feature_scale`` = σ_k, the support vectors scaled as the kernel
+    scales them; they must be dense, as the ARD kernels need).
+
+    Raises ValueError naming the problem: a kernel that does not export, support vectors that
+    are not 2-D or not finite, a dual_coef whose length is not the number of support vectors
+    or with non-finite entries, an intercept that is not one finite number, C not finite > 0,
+    epsilon not finite >= 0, a support of the wrong length.
+    """
+    kernel_type, gamma, coef0, degree, scale = _kernel_params(kernel)
+    sparse = issparse(support_vectors)
+    sv = support_vectors if sparse else np.asarray(support_vectors, dtype=np.float64)
+    if len(sv.shape) != 2:
+        raise ValueError(f"support_vectors must be 2-D (n_SV, n_features), got shape "
+                         f"{sv.shape}")
+    if not np.all(np.isfinite(sv.data if sparse else sv)):
+        raise ValueError("support_vectors has non-finite entries (NaN or infinity)")
+    n_sv, n_features = sv.shape
+    coef = np.asarray(dual_coef.toarray() if issparse(dual_coef) else dual_coef,
+                      dtype=np.float64)
+    if coef.ndim == 2 and coef.shape[0] == 1:          # scikit-learn's dual_coef_ (1, n_SV)
+        coef = coef[0]
+    if coef.ndim != 1 or coef.size != n_sv:
+        raise ValueError(f"dual_coef has shape {np.shape(dual_coef)}: it needs one "
+                         f"coefficient (alpha_i - alpha_i*) per support vector, {n_sv}")
+    if not np.all(np.isfinite(coef)):
+        raise ValueError("dual_coef has non-finite entries (NaN or infinity)")
+    b = np.asarray(intercept, dtype=np.float64).ravel()
+    if b.size != 1 or not np.isfinite(b[0]):
+        raise ValueError(f"intercept must be one finite number, got {intercept!r}")
+    C = check_positive(C, "C")
+    epsilon = _finite_nonnegative(epsilon, "epsilon")
+    support = (np.arange(n_sv, dtype=np.int32) if support is None
+               else np.asarray(support, dtype=np.int32))
+    if support.shape != (n_sv,):
+        raise ValueError(f"support has shape {support.shape}: it needs one training row per "
+                         f"support vector, {n_sv}")
+    if n_samples is None:
+        n_samples = int(support.max()) + 1 if n_sv else 0
+    if scale is not None:
+        if sparse:
+            raise ValueError("an ARD kernel's model needs dense support vectors (the ARD "
+                             "kernels refuse sparse X)")
+        if np.shape(scale) != (n_features,):
+            raise ValueError(f"the kernel scales {np.size(scale)} features, the support "
+                             f"vectors have {n_features}")
+    return LibsvmModel(
+        kernel_type=kernel_type, gamma=gamma, coef0=coef0, degree=degree, C=C,
+        labels=np.empty(0, dtype=np.int32), n_sv=np.array([n_sv], dtype=np.int32),
+        sv_coef=np.ascontiguousarray(coef)[None, :], rho=np.array([-b[0]]),
+        support=support, support_vectors=_sv_matrix(_scaled_sv(sv, scale)),
+        n_samples=int(n_samples), n_iter=np.array([n_iter], dtype=np.int32),
+        feature_scale=scale, svm_type="epsilon_svr", epsilon=epsilon)
+
+
 # -------------------------------------------------------------------------------------------
 # scikit-learn
 # -------------------------------------------------------------------------------------------
@@ -364,6 +467,46 @@ def feature_scaler(feature_scale):
     return scaler.fit(np.zeros((1, sigma.size)))      # sets n_features_in_ (O(d), no data)
 
 
+def _set_libsvm_fit(est, model: LibsvmModel, n_support) -> None:
+    """Set on the scikit-learn estimator ``est`` (SVC or SVR) the fitted attributes that
+    ``BaseLibSVM.fit`` sets from LIBSVM's model and that prediction reads
+    (sklearn/svm/_base.py): ``support_``, ``support_vectors_``, ``_n_support`` (= ``n_support``),
+    ``_dual_coef_`` (= ``sv_coef``; CSR for CSR support vectors, as ``_sparse_fit`` makes it),
+    ``_intercept_`` (= −ρ), ``_gamma``, ``_sparse`` (CSR support vectors: prediction through
+    ``libsvm_sparse``, dense X converted to CSR), ``fit_status_``, ``_num_iter``,
+    ``shape_fit_`` and ``n_features_in_``. The public ``dual_coef_``/``intercept_``, ``n_iter_``
+    and the probability fields differ between SVC and SVR: the callers set them."""
+    sparse = issparse(model.support_vectors)
+    n_features = model.support_vectors.shape[1]
+    est.support_ = np.ascontiguousarray(model.support, dtype=np.int32)
+    est.support_vectors_ = _sv_matrix(model.support_vectors)
+    est._n_support = np.ascontiguousarray(n_support, dtype=np.int32)
+    est._dual_coef_ = (_csr_coef(model.sv_coef) if sparse
+                       else np.ascontiguousarray(model.sv_coef, dtype=np.float64))
+    est._intercept_ = np.ascontiguousarray(-model.rho, dtype=np.float64)
+    est._gamma = float(model.gamma)
+    est._sparse = sparse
+    est.fit_status_ = 0
+    est._num_iter = np.ascontiguousarray(model.n_iter, dtype=np.int32)
+    est.shape_fit_ = (model.n_samples, n_features)
+    est.n_features_in_ = n_features
+
+
+def _on_raw_features(model: LibsvmModel, name: str, est):
+    """``est`` itself for a model on the raw features; for a model on scaled features (ARD,
+    ``model.feature_scale``) the fitted ``Pipeline([("scale", feature_scaler(σ)), (name,
+    est)])`` that predicts raw x."""
+    if model.feature_scale is None:
+        return est
+    from sklearn.pipeline import Pipeline
+
+    n_features = model.support_vectors.shape[1]
+    if np.shape(model.feature_scale) != (n_features,):
+        raise ValueError(f"feature_scale has shape {np.shape(model.feature_scale)}, expected "
+                         f"({n_features},)")
+    return Pipeline([("scale", feature_scaler(model.feature_scale)), (name, est)])
+
+
 def to_svc(model: LibsvmModel, classes, tol: float = 1e-3):
     """A fitted ``sklearn.svm.SVC`` holding ``model`` (nothing is trained); for a model on
     scaled features (ARD, ``model.feature_scale``) the fitted
@@ -383,6 +526,9 @@ def to_svc(model: LibsvmModel, classes, tol: float = 1e-3):
     """
     from sklearn.svm import SVC
 
+    if model.svm_type != "c_svc":
+        raise ValueError(f"to_svc needs a classifier (svm_type 'c_svc'), the model is "
+                         f"{model.svm_type!r}: use to_svr")
     classes = np.asarray(classes)
     if model.labels.shape != classes.shape or np.any(model.labels != classes):
         raise ValueError(f"the model's label order {model.labels.tolist()} is not the sorted "
@@ -395,16 +541,9 @@ def to_svc(model: LibsvmModel, classes, tol: float = 1e-3):
               gamma=model.gamma, coef0=model.coef0, tol=tol,
               class_weight=(None if model.class_weight is None
                             else dict(zip(classes.tolist(), weights.tolist()))))
-    sparse = issparse(model.support_vectors)
-    n_features = model.support_vectors.shape[1]
+    _set_libsvm_fit(svc, model, model.n_sv)
     svc.classes_ = classes
     svc.class_weight_ = weights.copy()
-    svc.support_ = np.ascontiguousarray(model.support, dtype=np.int32)
-    svc.support_vectors_ = _sv_matrix(model.support_vectors)
-    svc._n_support = np.ascontiguousarray(model.n_sv, dtype=np.int32)
-    svc._dual_coef_ = (_csr_coef(model.sv_coef) if sparse
-                       else np.ascontiguousarray(model.sv_coef, dtype=np.float64))
-    svc._intercept_ = np.ascontiguousarray(-model.rho, dtype=np.float64)
     if classes.size == 2:      # what SVC.fit does for binary problems (sklearn/svm/_base.py)
         svc.dual_coef_ = -svc._dual_coef_
         svc.intercept_ = -svc._intercept_
@@ -418,21 +557,45 @@ def to_svc(model: LibsvmModel, classes, tol: float = 1e-3):
     svc._probB = (np.ascontiguousarray(model.prob_b, dtype=np.float64) if probability
                   else np.empty(0))
     svc._effective_probability = probability
-    svc._gamma = float(model.gamma)
-    svc._sparse = sparse       # SVC predicts through libsvm_sparse (dense X is converted to CSR)
-    svc.fit_status_ = 0
-    svc._num_iter = np.ascontiguousarray(model.n_iter, dtype=np.int32)
     svc.n_iter_ = svc._num_iter
-    svc.shape_fit_ = (model.n_samples, n_features)
-    svc.n_features_in_ = n_features
-    if model.feature_scale is None:
-        return svc
-    from sklearn.pipeline import Pipeline
+    return _on_raw_features(model, "svc", svc)
 
-    if np.shape(model.feature_scale) != (n_features,):
-        raise ValueError(f"feature_scale has shape {np.shape(model.feature_scale)}, expected "
-                         f"({n_features},)")
-    return Pipeline([("scale", feature_scaler(model.feature_scale)), ("svc", svc)])
+
+def to_svr(model: LibsvmModel, tol: float = 1e-3):
+    """A fitted ``sklearn.svm.SVR`` holding the ε-SVR ``model`` (``regression_model``; nothing
+    is trained) whose ``predict`` is f(x) = Σ_i sv_coef[i]·K(sv_i, x) − ρ; for a model on
+    scaled features (ARD, ``model.feature_scale``) the fitted
+    ``Pipeline([("scale", feature_scaler(σ)), ("svr", SVR)])``.
+
+    Filled as ``SVR.fit`` fills them (sklearn/svm/_base.py, ``_set_libsvm_fit``): for
+    regression there is no sign flip — ``dual_coef_`` = ``_dual_coef_`` = sv_coef (1, n_SV),
+    ``intercept_`` = ``_intercept_`` = −ρ (a copy) — ``_n_support`` = [n_SV, n_SV] for dense
+    and [n_SV, 0] for CSR support vectors (``n_support_`` = [n_SV]), no probability
+    (``_probA``/``_probB`` empty), ``n_iter_`` an int. The parameters ``C``, ``epsilon``,
+    ``kernel``, ``gamma``, ``degree``, ``coef0`` and ``tol`` are the model's, so that
+    ``clone(svr).fit(X, y)`` on the training data solves the same ε-SVR problem.
+    """
+    from sklearn.svm import SVR
+
+    if model.svm_type != "epsilon_svr":
+        raise ValueError(f"to_svr needs an epsilon-SVR model (svm_type 'epsilon_svr'), the "
+                         f"model is {model.svm_type!r}: use to_svc")
+    if model.sv_coef.shape != (1, model.support_vectors.shape[0]) or model.rho.shape != (1,):
+        raise ValueError(f"an epsilon-SVR model has one row of sv_coef and one rho, got "
+                         f"sv_coef {model.sv_coef.shape} and rho {model.rho.shape}")
+    svr = SVR(C=model.C, epsilon=_finite_nonnegative(model.epsilon, "epsilon"),
+              kernel=_SKLEARN_KERNEL[model.kernel_type], degree=model.degree,
+              gamma=model.gamma, coef0=model.coef0, tol=tol)
+    n_sv = model.support_vectors.shape[0]
+    sparse = issparse(model.support_vectors)
+    _set_libsvm_fit(svr, model, [n_sv, 0 if sparse else n_sv])
+    svr.dual_coef_ = svr._dual_coef_
+    svr.intercept_ = svr._intercept_.copy()
+    svr._probA = np.empty(0)
+    svr._probB = np.empty(0)
+    svr._effective_probability = False
+    svr.n_iter_ = int(svr._num_iter[0])
+    return _on_raw_features(model, "svr", svr)
 
 
 # -------------------------------------------------------------------------------------------
@@ -456,9 +619,61 @@ def check_int_labels(labels) -> list[int]:
     return [int(v) for v in labels]
 
 
+def _kernel_lines(model: LibsvmModel) -> list[str]:
+    """The ``kernel_type`` line and the parameters ``svm_save_model`` writes for it: ``degree``
+    (polynomial), ``gamma`` (polynomial, rbf), ``coef0`` (polynomial)."""
+    lines = [f"kernel_type {model.kernel_type}"]
+    if model.kernel_type == "polynomial":
+        lines.append(f"degree {int(model.degree)}")
+    if model.kernel_type in ("polynomial", "rbf"):
+        lines.append(f"gamma {_num(model.gamma)}")
+    if model.kernel_type == "polynomial":
+        lines.append(f"coef0 {_num(model.coef0)}")
+    return lines
+
+
+def _sv_lines(model: LibsvmModel) -> list[str]:
+    """The lines after ``SV``: per support vector its nr_class − 1 coefficients, then its
+    non-zero entries as 1-based ``index:value``."""
+    lines = []
+    for i, (cols, vals) in enumerate(_sv_entries(model.support_vectors)):
+        coefs = " ".join(_num(c) for c in model.sv_coef[:, i])
+        feats = " ".join(f"{j + 1}:{_num(v)}" for j, v in zip(cols, vals))   # 1-based
+        lines.append(f"{coefs} {feats}".rstrip() + " ")
+    return lines
+
+
+def _regression_model_text(model: LibsvmModel) -> str:
+    """``libsvm_model_text`` of an ε-SVR: what ``svm_save_model`` writes for a model that
+    ``svm_train`` made with svm_type EPSILON_SVR (label, nSV, probA and probB NULL):
+
+        svm_type epsilon_svr
+        kernel_type …  (degree / gamma / coef0 as the kernel has them)
+        nr_class 2
+        total_sv n
+        rho ρ          (= −b)
+        SV
+        coef idx:val …  (one line per support vector: α_i − α_i*, then its non-zeros)
+
+    ``svm_predict`` returns Σ coef·K(sv, x) − ρ."""
+    n_sv = model.support_vectors.shape[0]
+    if model.sv_coef.shape != (1, n_sv) or model.rho.shape != (1,):
+        raise ValueError(f"an epsilon-SVR model has one row of sv_coef (1, {n_sv}) and one "
+                         f"rho, got sv_coef {model.sv_coef.shape} and rho {model.rho.shape}")
+    lines = ["svm_type epsilon_svr", *_kernel_lines(model), "nr_class 2", f"total_sv {n_sv}",
+             f"rho {_num(model.rho[0])}", "SV", *_sv_lines(model)]
+    return "\n".join(lines) + "\n"
+
+
 def libsvm_model_text(model: LibsvmModel) -> str:
     """LIBSVM's text model format (``svm_save_model``), at full double precision (LIBSVM itself
-    writes support vectors with 8 digits)."""
+    writes support vectors with 8 digits): a C-SVC's, or an ε-SVR's (``svm_type``
+    'epsilon_svr': ``_regression_model_text``)."""
+    if model.svm_type not in SVM_TYPES:
+        raise ValueError(f"svm_type must be one of {', '.join(map(repr, SVM_TYPES))}, got "
+                         f"{model.svm_type!r}")
+    if model.svm_type == "epsilon_svr":
+        return _regression_model_text(model)
     labels = check_int_labels(model.labels)
     k = model.nr_class
     if model.sv_coef.shape != (k - 1, model.support_vectors.shape[0]):
@@ -467,13 +682,7 @@ def libsvm_model_text(model: LibsvmModel) -> str:
     if model.rho.shape != (k * (k - 1) // 2,) or int(np.sum(model.n_sv)) != model.sv_coef.shape[1]:
         raise ValueError("rho needs one entry per pair of classes and n_sv must add up to the "
                          "number of support vectors")
-    lines = ["svm_type c_svc", f"kernel_type {model.kernel_type}"]
-    if model.kernel_type == "polynomial":
-        lines.append(f"degree {int(model.degree)}")
-    if model.kernel_type in ("polynomial", "rbf"):
-        lines.append(f"gamma {_num(model.gamma)}")
-    if model.kernel_type == "polynomial":
-        lines.append(f"coef0 {_num(model.coef0)}")
+    lines = ["svm_type c_svc", *_kernel_lines(model)]
     lines += [f"nr_class {k}",
               f"total_sv {model.support_vectors.shape[0]}",
               "rho " + " ".join(_num(r) for r in model.rho),
@@ -482,11 +691,7 @@ def libsvm_model_text(model: LibsvmModel) -> str:
         lines += ["probA " + " ".join(_num(a) for a in model.prob_a),
                   "probB " + " ".join(_num(b) for b in model.prob_b)]
     lines += ["nr_sv " + " ".join(str(int(n)) for n in model.n_sv),
-              "SV"]
-    for i, (cols, vals) in enumerate(_sv_entries(model.support_vectors)):
-        coefs = " ".join(_num(c) for c in model.sv_coef[:, i])
-        feats = " ".join(f"{j + 1}:{_num(v)}" for j, v in zip(cols, vals))   # 1-based
-        lines.append(f"{coefs} {feats}".rstrip() + " ")
+              "SV", *_sv_lines(model)]
     return "\n".join(lines) + "\n"
 
 
@@ -532,7 +737,8 @@ def write_libsvm_range(model: LibsvmModel, path) -> None:
 
 
 def write_libsvm_model(model: LibsvmModel, path, range_path=None) -> None:
-    """Write ``model`` to ``path`` in LIBSVM's text format (``svm_load_model`` reads it).
+    """Write ``model`` — a C-SVC's or an ε-SVR's (``libsvm_model_text``) — to ``path`` in
+    LIBSVM's text format (``svm_load_model`` reads it).
 
     A model on scaled features (ARD: ``model.feature_scale``) is the model of the scaled
     features u_k = x_k/σ_k; its range file (``libsvm_range_text``) is written as well, to
