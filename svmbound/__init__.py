@@ -6,11 +6,11 @@ say it is starting before scikit-learn, SciPy and numba are loaded (about 1.5 s)
 
 __version__ = "0.1.0"
 
-_LAZY = {"BoundSVC": ".estimators", "LinearKernel": ".kernels", "PolynomialKernel": ".kernels",
+_LAZY = {"BoundSVC": ".estimators", "BoundSVR": ".bound_svr", "LinearKernel": ".kernels", "PolynomialKernel": ".kernels",
          "RBFKernel": ".kernels", "make_kernel": ".kernels", "solve_radius": ".solvers",
          "solve_svm_dual": ".solvers"}
 
-__all__ = ["BoundSVC", "LinearKernel", "PolynomialKernel", "RBFKernel", "make_kernel",
+__all__ = ["BoundSVC", "BoundSVR", "LinearKernel", "PolynomialKernel", "RBFKernel", "make_kernel",
            "solve_svm_dual", "solve_radius", "__version__"]
 
 

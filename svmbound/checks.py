@@ -76,7 +76,7 @@ def model_problems(y_pm, train_decision, converged: bool = True,
 
 
 #: Problems that make a model unusable (a fallback is tried); the others only warn.
-SEVERE = ("predicts one class", "training error")
+SEVERE = ("predicts one class", "training error", "predicts a constant")
 
 
 def is_severe(problems) -> bool:

@@ -73,7 +73,47 @@ class Trained(NamedTuple):
 # -------------------------------------------------------------------------------------------
 # the machines
 # -------------------------------------------------------------------------------------------
-class BinaryMachine:
+class ClassifierMachine:
+    """What the classifiers' machines share: θ = (ln C, kernel θ…), the default strategy's box
+    and start, the fitted parameters at θ, accuracy as the validation score. A machine of
+    another task (``svmbound.regression.RegressionMachine``) provides the same methods."""
+
+    #: the validation's rows are drawn within each class (large data, ``strategy.rows``)
+    @property
+    def strata(self):
+        return self.y
+
+    def param_names(self, kernel0) -> tuple:
+        return ("log_C",) + tuple(kernel0.param_names)
+
+    def auto_box_and_start(self, names, kernel0):
+        """(lower, upper, x0) of the default strategy (its stratified validation needs two
+        samples of every class)."""
+        est = self.est
+        check_validation_classes(self.data.labels)
+        return auto_box_and_start(names, self.data.X_full, kernel0, est.bounds, est.start,
+                                  est._config())
+
+    def named_box_and_start(self, names, kernel0):
+        """(lower, upper, x0) of a named criterion's search: Chung's box and start, or the
+        user's ``bounds``/``start``."""
+        return box_and_start(names, self.est.bounds, self.est.start)
+
+    def kernel_at(self, theta, kernel0):
+        return kernel0.with_theta(theta[1:]) if len(theta) > 1 else kernel0
+
+    def params_at(self, theta, kernel=None, kernel0=None) -> dict:
+        """{C, kernel parameters, gamma} at θ (of ``kernel``, or ``kernel0`` at θ)."""
+        kernel = self.kernel_at(theta, kernel0) if kernel is None else kernel
+        return with_gamma({"C": float(np.exp(theta[0])), **kernel.get_params()})
+
+    @staticmethod
+    def score_of(rate: float) -> float:
+        """``cv_results_``'s score of a validation error rate: the accuracy."""
+        return 1.0 - rate
+
+
+class BinaryMachine(ClassifierMachine):
     """One SVM on the ±1 labels of a two-class problem."""
 
     n_models = 1
@@ -169,7 +209,7 @@ class BinaryMachine:
         return kernel
 
 
-class OneVsOneMachine:
+class OneVsOneMachine(ClassifierMachine):
     """An SVM per pair of classes (``ovo.pair_subsets``) at one θ shared by the pairs; the
     bounds summed over the pairs and the CV error of the voting machine
     (``criteria.pairs``)."""
@@ -283,15 +323,13 @@ def fit_bound_svm(est, data: TrainingData, machine, t0: float):
     kernel0 = base_kernel(est.kernel, degree, est.coef0, X.shape[1], est.groups)
     auto = est._uses_auto()
     if auto:
-        check_validation_classes(data.labels)
         crit = None
-        names = ("log_C",) + tuple(kernel0.param_names)
-        lower, upper, x0 = auto_box_and_start(names, data.X_full, kernel0, est.bounds,
-                                              est.start, est._config())
+        names = machine.param_names(kernel0)
+        lower, upper, x0 = machine.auto_box_and_start(names, kernel0)
     else:
         cls = criterion_class(est._criterion_name(), est.loss)
         crit = machine.named_criterion(cls, kernel0)
-        lower, upper, x0 = box_and_start(crit.param_names, est.bounds, est.start)
+        lower, upper, x0 = machine.named_box_and_start(crit.param_names, kernel0)
     # weights of scale s: the default ln C box and start move by −ln s (C_i = C·w_i)
     lower, upper, x0 = shift_log_c(names if auto else crit.param_names, lower, upper, x0,
                                    data.weights, bounds_given=est.bounds is not None,
@@ -307,7 +345,7 @@ def fit_bound_svm(est, data: TrainingData, machine, t0: float):
             machine.before_auto(run)
             result, theta, n_search, warm = run_auto(est, X, machine.y, kernel0, lower, upper,
                                                      x0, callback, run, data.weights,
-                                                     machine.factory)
+                                                     machine.factory, machine.strata)
             est.criterion_name_ = "auto"
         else:
             crit = run.wrap(crit)
@@ -326,9 +364,7 @@ def fit_bound_svm(est, data: TrainingData, machine, t0: float):
         # the search had ended: keep it, with the point it chose, and say which phase was cut
         chosen = result.get("x")
         if chosen is not None:
-            C, kernel = np.exp(chosen[0]), (kernel0.with_theta(chosen[1:]) if len(chosen) > 1
-                                             else kernel0)
-            result.params = with_gamma({"C": float(C), **kernel.get_params()})
+            result.params = machine.params_at(np.asarray(chosen, dtype=float), kernel0=kernel0)
         result.pop("held_out", None)
         result.pop("final_warm_start", None)
         result.interrupted, result.phase = True, "final training"
@@ -382,11 +418,11 @@ def _after_search(est, data, machine, result, theta, n_search, kernel0, auto, de
         result.pair_problems = tr.pair_problems
     held_out = result.pop("held_out", None)
     if result.get("candidates"):
-        est.cv_results_, est.best_score_ = validation_results(result, kernel0)
+        est.cv_results_, est.best_score_ = validation_results(result, kernel0, machine)
     else:
         for stale in ("cv_results_", "best_score_"):
             est.__dict__.pop(stale, None)
-    if est.probability:
+    if getattr(est, "probability", False):
         n_search += fit_probabilities(est, machine, result, tr, kernel0, held_out)
     else:
         for stale in ("probA_", "probB_"):
@@ -400,27 +436,25 @@ def _after_search(est, data, machine, result, theta, n_search, kernel0, auto, de
     est.n_trainings_ = n_search + machine.n_models
     est.best_theta_ = tr.theta
     est.best_value_ = float(result.fun)
-    est.best_params_ = with_gamma({"C": float(np.exp(tr.theta[0])), **kernel.get_params()})
+    est.best_params_ = machine.params_at(tr.theta, kernel)
     est.fit_time_ = time.perf_counter() - t0
     return est
 
 
-def validation_results(result, kernel0) -> tuple[dict, float]:
+def validation_results(result, kernel0, machine) -> tuple[dict, float]:
     """(``cv_results_``, ``best_score_``) of the candidates the default strategy's validation
     scored, with GridSearchCV's keys: ``params``, ``param_<name>`` (masked object arrays),
-    ``split{k}_test_score`` (the accuracy on fold k, weighted with weights), ``mean_test_score``
+    ``split{k}_test_score`` (``machine.score_of`` the error rate on fold k: the accuracy,
+    weighted with weights, or a regressor's negated mean squared error), ``mean_test_score``
     and ``std_test_score`` over the folds, ``rank_test_score`` (by mean score, ties sharing the
     best rank), and ``source`` (which search's minimum, or its step in C). The bound searches'
     paths are in ``search_.stages``. ``best_score_``: the chosen candidate's mean score."""
     cands = result.candidates
-    params = []
-    for c in cands:
-        x = np.asarray(c["x"], dtype=float)
-        kernel = kernel0.with_theta(x[1:]) if x.size > 1 else kernel0
-        params.append(with_gamma({"C": float(np.exp(x[0])), **kernel.get_params()}))
+    params = [machine.params_at(np.asarray(c["x"], dtype=float), kernel0=kernel0) for c in cands]
     n_folds = max(len(c.get("fold_rates") or []) for c in cands)
-    scores = np.array([[1.0 - r for r in c["fold_rates"]] if c.get("fold_rates")
-                       else [1.0 - c["cv_rate"]] * n_folds for c in cands]).reshape(
+    score = machine.score_of
+    scores = np.array([[score(r) for r in c["fold_rates"]] if c.get("fold_rates")
+                       else [score(c["cv_rate"])] * n_folds for c in cands]).reshape(
                            len(cands), n_folds)
     out = {"params": params}
     for name in dict.fromkeys(k for p in params for k in p):
@@ -518,7 +552,7 @@ def run_search(est, crit, X, y, lower, upper, x0, callback):
 
 
 def run_auto(est, X, y, kernel, lower, upper, x0, callback, run=None, weights=None,
-             criterion_factory=None):
+             criterion_factory=None, strata=None):
     """The default strategy (``svmbound.strategy``): (result, θ, trainings, warm), warm the
     (solution, θ) a bound search made at the chosen minimum or None (the final training's
     start). With a run control ``run`` every criterion it builds is wrapped (search log,
@@ -532,7 +566,8 @@ def run_auto(est, X, y, kernel, lower, upper, x0, callback, run=None, weights=No
         wrap=None if run is None else (lambda crit, tag: run.wrap(crit, tag=tag)),
         sequential_searches=run is not None and run.log is not None, weights=weights,
         criterion_factory=criterion_factory, subsample=est.tune_subsample,
-        held_out=bool(est.probability), config=est._config())
+        held_out=bool(getattr(est, "probability", False)), config=est._config(),
+        strata=strata)
     warm = result.pop("final_warm_start", None)
     return result, np.asarray(result.x, dtype=float).copy(), n_trainings, warm
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._sparse import compact_columns, issparse
-from ._weights import combine_weights
+from ._weights import check_sample_weight, combine_weights
 
 __all__ = ["TrainingData", "weights_and_kept", "class_label"]
 
@@ -50,6 +50,8 @@ class TrainingData:
     kept: np.ndarray | None
     shape: tuple
     class_weight: dict | None
+    #: the real targets of a regression problem (rows kept), None for classification
+    targets: np.ndarray | None = None
 
     @classmethod
     def build(cls, X, y_idx, classes, sample_weight=None, class_weight=None) -> "TrainingData":
@@ -64,6 +66,30 @@ class TrainingData:
         X_fit = compact_columns(X)[0] if issparse(X) else X
         return cls(X=X_fit, X_full=X, y_idx=y_idx, classes=classes, weights=w, kept=kept,
                    shape=shape, class_weight=used)
+
+    @classmethod
+    def for_regression(cls, X, targets, sample_weight=None) -> "TrainingData":
+        """The data of a regression fit: real ``targets``, per-sample weights from
+        ``sample_weight`` (C_i = C·w_i, as SVR), rows of weight 0 dropped (no class labels:
+        ``y_idx`` is all zeros, ``classes`` empty)."""
+        targets = np.asarray(targets, dtype=np.float64)
+        sw = check_sample_weight(sample_weight, targets.size)
+        w = None if np.all(sw == 1.0) else sw
+        kept = None
+        if w is not None and not np.all(w > 0):
+            kept = np.flatnonzero(w > 0)
+            if kept.size < 2:
+                raise ValueError(f"{targets.size - kept.size} of {targets.size} samples have "
+                                 "weight zero: an SVR needs at least 2 samples of "
+                                 "sample_weight > 0")
+            w = w[kept]
+        shape = X.shape
+        if kept is not None:
+            X, targets = X[kept], targets[kept]
+        X_fit = compact_columns(X)[0] if issparse(X) else X
+        return cls(X=X_fit, X_full=X, y_idx=np.zeros(targets.size, dtype=np.int64),
+                   classes=np.empty(0), weights=w, kept=kept, shape=shape, class_weight=None,
+                   targets=targets)
 
     @property
     def n_classes(self) -> int:

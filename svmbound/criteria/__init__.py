@@ -15,6 +15,7 @@ from .radius_margin import (DuanL1, RadiusMarginL1, RadiusMarginL1Alpha, RadiusM
 from .reference import CrossValidationError, LeaveOneOutError
 from .span import (JaakkolaHaussler, OpperWinther, RadiusMarginHard, SpanBound, SpanEstimate,
                    SupportVectorCount)
+from .svr import SVRCrossValidation, SVRLeaveOneOut, SVRSpanBound, SVRSpanEstimate
 from .validation import SmoothedValidationError, ValidationError
 
 CRITERIA = {c.name: c for c in (RadiusMarginL2, RadiusMarginL2Half, RadiusMarginL2Quarter,
@@ -22,15 +23,17 @@ CRITERIA = {c.name: c for c in (RadiusMarginL2, RadiusMarginL2Half, RadiusMargin
                                 RadiusMarginL1Alpha, SpanBound, SpanEstimate, JaakkolaHaussler,
                                 OpperWinther, SupportVectorCount, RadiusMarginHard,
                                 SmoothedValidationError, ValidationError, CrossValidationError,
-                                LeaveOneOutError)}
+                                LeaveOneOutError, SVRSpanBound, SVRSpanEstimate,
+                                SVRCrossValidation, SVRLeaveOneOut)}
 DEFAULT_CRITERION = {"l2": "rm-l2", "l1": "rm-l1"}
 #: Other names: "radius-margin" resolves by loss; Acevedo et al.'s L1BOUND1–3.
 ALIAS_TARGETS = {"l1bound1": "rm-l1-1.9", "l1bound2": "rm-l1-3.2", "l1bound3": "rm-l1"}
 ALIASES = ("radius-margin",) + tuple(ALIAS_TARGETS)
 
 
-def criterion_class(name: str, loss: str | None = None) -> type:
-    """The criterion class for ``name``; ``radius-margin`` resolves by ``loss``."""
+def criterion_class(name: str, loss: str | None = None, task: str | None = None) -> type:
+    """The criterion class for ``name``; ``radius-margin`` resolves by ``loss``; with ``task``
+    ('classification', 'regression') a criterion of the other task is a ValueError."""
     if name == "radius-margin":
         if loss not in DEFAULT_CRITERION:
             raise ValueError(f"unknown loss {loss!r}; valid losses: l1, l2")
@@ -40,6 +43,10 @@ def criterion_class(name: str, loss: str | None = None) -> type:
         valid = ", ".join(list(ALIASES) + sorted(CRITERIA))
         raise ValueError(f"unknown criterion {name!r}; valid criteria: {valid}")
     cls = CRITERIA[name]
+    if task is not None and cls.task != task:
+        valid = ", ".join(sorted(n for n, c in CRITERIA.items() if c.task == task))
+        raise ValueError(f"criterion {name!r} is for {cls.task}, not {task}; valid criteria: "
+                         f"{valid}")
     if loss is not None and loss not in cls.losses():
         raise ValueError(f"criterion {name!r} is for the {cls.loss.upper()}-SVM, but loss={loss!r}")
     return cls
@@ -84,4 +91,5 @@ __all__ = ["Criterion", "Evaluation", "CRITERIA", "criterion_class", "make_crite
            "RadiusMarginL2Quarter", "DuanL1", "RadiusMarginL1Sum", "RadiusMarginL1Alpha",
            "SpanBound", "SpanEstimate", "JaakkolaHaussler", "OpperWinther", "SupportVectorCount",
            "RadiusMarginHard", "SmoothedValidationError", "ValidationError",
-           "CrossValidationError", "LeaveOneOutError"]
+           "CrossValidationError", "LeaveOneOutError", "SVRSpanBound", "SVRSpanEstimate",
+           "SVRCrossValidation", "SVRLeaveOneOut"]

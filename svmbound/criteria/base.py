@@ -142,6 +142,8 @@ class Criterion(Objective):
 
     name = "criterion"
     loss = "l1"
+    #: 'classification' (±1 labels) or 'regression' (real targets, ``criteria.svr``)
+    task = "classification"
     differentiable = False
     needs_radius = False
     formula = ""
@@ -164,7 +166,7 @@ class Criterion(Objective):
                  cache_size: float = DEFAULT_CACHE_MB, warm_start: bool = True,
                  max_iter: int | None = None, weights=None):
         self.X = check_X(X)
-        self.y = check_pm1(y, self.X.shape[0])
+        self.y = self.check_labels(y, self.X.shape[0])
         #: per-sample weights w_i > 0 (C_i = C·w_i), None when all are 1
         self.weights = check_weights(weights, self.y.size)
         self.kernel = check_kernel(kernel)
@@ -184,6 +186,11 @@ class Criterion(Objective):
         self._radius_prev: dict = {}
         self._last: Evaluation | None = None
         self._shared: tuple | None = None   # (SharedColdSolves, tag): share_cold_solves
+
+    @staticmethod
+    def check_labels(y, n: int) -> np.ndarray:
+        """The labels a criterion takes: ±1 (a regression criterion takes real targets)."""
+        return check_pm1(y, n)
 
     # -- per-sample weights -----------------------------------------------------------------
     @property
@@ -425,7 +432,7 @@ class Criterion(Objective):
 
     @classmethod
     def describe(cls) -> dict:
-        return {"name": cls.name, "loss": "/".join(cls.losses()),
+        return {"name": cls.name, "task": cls.task, "loss": "/".join(cls.losses()),
                 "differentiable": cls.differentiable, "formula": cls.formula,
                 "source": cls.source}
 

@@ -22,12 +22,12 @@ BENCHMARKS.md.
 
 from .candidates import (candidate_points, check_validation_classes, cv_key, loss_steps,
                          next_usable_candidate, single_sample_classes, validation_problems)
-from .config import DEFAULT_CONFIG, StrategyConfig
+from .config import DEFAULT_CONFIG, SVR_CONFIG, StrategyConfig
 from .rows import span_memory_rows, tuning_rows
 from .start import auto_box_and_start, scale_log_sigma2
 from .tune import evaluation_budget, tune_auto
 
-__all__ = ["StrategyConfig", "DEFAULT_CONFIG", "tune_auto", "evaluation_budget", "auto_box_and_start",
+__all__ = ["StrategyConfig", "DEFAULT_CONFIG", "SVR_CONFIG", "tune_auto", "evaluation_budget", "auto_box_and_start",
            "scale_log_sigma2", "candidate_points", "loss_steps", "cv_key",
            "next_usable_candidate", "validation_problems", "single_sample_classes",
            "check_validation_classes", "span_memory_rows", "tuning_rows"]

@@ -111,15 +111,19 @@ def validation_problems(result) -> list[str]:
         return []
     if float(result.fun) < val["trivial_rate"] - 1e-12:
         return []
+    what = val.get("trivial_what", "always predicting the larger class")
     return [f"the chosen model's {val['how']} rate {float(result.fun):.3f} is no better than "
-            f"always predicting the larger class ({val['trivial_rate']:.3f})"]
+            f"{what} ({val['trivial_rate']:.3f})"]
 
 
 
 def trivial_errors(cv) -> float:
     """The validation errors of always predicting the class with the largest held-out total
     (``criteria.reference.held_out_trivial_errors``); +inf for a validation criterion that
-    does not expose its folds (no candidate is then judged against it)."""
+    does not expose its folds (no candidate is then judged against it). A regressor's
+    validation gives its own (``trivial_value``: the error of predicting the mean)."""
+    if hasattr(cv, "trivial_value"):
+        return cv.trivial_value()
     folds = getattr(cv, "folds", None)
     if folds is None:
         return float("inf")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["StrategyConfig", "DEFAULT_CONFIG"]
+__all__ = ["StrategyConfig", "DEFAULT_CONFIG", "SVR_CONFIG"]
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,18 @@ class StrategyConfig:
     span_working_arrays: float = 2.4
     #: the least number of search rows the memory cap leaves
     min_memory_rows: int = 1000
+    #: the criterion that validates the candidates (k-fold CV, or a hold-out on large data)
+    validation_criterion: str = "cv-error"
 
 
 #: The settings ``BoundSVC`` uses when given none.
 DEFAULT_CONFIG = StrategyConfig()
+
+#: The settings ``BoundSVR`` uses when given none: one search, on the L2-SVR's span estimate
+#: of the leave-one-out mean squared error (``criteria.svr``), over (ln C, ln σ², ln ε); its
+#: minimum and the minimum with C·e² validated by the k-fold CV mean squared error of the loss.
+SVR_CONFIG = StrategyConfig(bounds_by_loss={"l2": ("svr-span",), "l1": ("svr-span",)},
+                            stage_max_fev={"svr-span": 8},
+                            neighbour_steps={"l2": {"svr-span": ((2.0, 0.0),)},
+                                             "l1": {"svr-span": ((2.0, 0.0),)}},
+                            validation_criterion="svr-cv")

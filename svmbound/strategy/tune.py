@@ -36,8 +36,8 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
               callback=None, method: str = "bfgs", n_jobs=None, wrap=None,
               sequential_searches=False, weights=None,
               criterion_factory=None, subsample=None,
-              max_fev=None, held_out: bool = False, config: StrategyConfig = DEFAULT_CONFIG
-              ) -> tuple[SearchResult, int]:
+              max_fev=None, held_out: bool = False, config: StrategyConfig = DEFAULT_CONFIG,
+              strata=None) -> tuple[SearchResult, int]:
     """Run the default strategy (module docstring) and return (result, number of SVM
     trainings). ``result.x`` is the chosen θ, ``result.fun`` its CV error rate,
     ``result.candidates`` the candidates with their CV errors, ``result.stages`` the bound
@@ -66,7 +66,11 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     ({"search": m, "validation": v, "of": n}), else None. ``subsample`` None: every row,
     whatever the memory. ``held_out``: also ``result.held_out``, {candidate source: the
     validation's out-of-fold decision values there (``held_out_values``) or None}, for
-    probability estimates without another training (popped by the estimator)."""
+    probability estimates without another training (popped by the estimator).
+    ``strata``: what the subsample and hold-out rows are drawn within (default ``y_pm``, the
+    classes; a regressor passes bins of its targets). The validation is the criterion
+    ``config.validation_criterion`` ('cv-error'; a regressor's 'svr-cv', whose value is a mean
+    squared error instead of a count)."""
     make = make_criterion if criterion_factory is None else criterion_factory
     max_fev = config.stage_max_fev if max_fev is None else max_fev
     gtol = config.stage_gtol if gtol is None else gtol
@@ -75,7 +79,7 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     names = (bounds_by_loss or config.bounds_by_loss)[loss]
     kw = {} if cache_size is None else {"cache_size": cache_size}
     split, (Xs, ys, ws), (Xv, yv, wv), val_kw = _rows(X, y_pm, weights, subsample, cache_size,
-                                                      random_state, n_folds, config)
+                                                      random_state, n_folds, config, strata)
     shared = SharedColdSolves()   # the two searches start at the same θ₀
 
     def search(name):
@@ -98,7 +102,7 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         return candidate_points(x0, [(name, np.asarray(x, float))], lower, upper, steps,
                                 start_steps, loss=loss, config=config)
 
-    cv = make("cv-error", Xv, yv, kernel, loss=loss,
+    cv = make(config.validation_criterion, Xv, yv, kernel, loss=loss,
               random_state=0 if random_state is None else random_state,
               tol=_cv_tol(tol, config) if cv_tol is None else cv_tol,
               n_jobs=n_jobs, weights=wv, **val_kw, **kw)
@@ -133,15 +137,16 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     return result, n_trainings
 
 
-def _rows(X, y, weights, subsample, cache_size, random_state, n_folds, config):
+def _rows(X, y, weights, subsample, cache_size, random_state, n_folds, config, strata=None):
     """(split, (X, y, w) of the searches, (X, y, w) of the validation, the validation's fold
     arguments): every row and ``n_folds`` stratified folds, or on large data (:mod:`.rows`)
     the subsample S for the searches and one hold-out fold, S against the rows V."""
     if subsample is not None:           # the span search's memory within the cache budget
         subsample = min(int(subsample), span_memory_rows(cache_size, config))
-    split = tuning_rows(y, subsample, random_state, config)
+    split = tuning_rows(y if strata is None else strata, subsample, random_state, config)
     if split is None:
-        return None, (X, y, weights), (X, y, weights), {"n_folds": n_folds_for(y, n_folds)}
+        k = n_folds_for(y, n_folds) if strata is None else n_folds
+        return None, (X, y, weights), (X, y, weights), {"n_folds": k}
     S, V = split
     fold = [(np.arange(S.size), np.arange(S.size, S.size + V.size))]
     return (split, take_rows(X, y, weights, S),
@@ -183,7 +188,8 @@ def _validate_candidates(cv, candidates, weights, path, t0) -> tuple[list, bool,
             cv.precompute([theta for _, theta in points], skip=logged)
         for src, theta in points:
             ev = cv.evaluate(theta, need_grad=False)
-            errors = int(ev.value) if weights is None else float(ev.value)
+            counts = getattr(cv, "counts_errors", True)
+            errors = int(ev.value) if weights is None and counts else float(ev.value)
             records.append({"source": src, "x": theta.tolist(), "cv_errors": errors,
                             "cv_rate": ev.info["rate"], "cv_hinge": ev.info["hinge"],
                             "fold_rates": ev.info.get("fold_rates")})
@@ -207,7 +213,8 @@ def _choice(records, cv, stages, path, split, n_rows, weighted, start_added,
     ties to the smaller C, then the smaller held-out hinge loss), saying how it was picked."""
     chosen = records[min(range(len(records)), key=lambda i: cv_key(records[i]))]
     n_held = cv._total()
-    out_of = (f"weighted {chosen['cv_errors']:.6g} of {n_held:.6g}" if weighted else
+    out_of = (f"{cv.metric} {chosen['cv_rate']:.6g}" if not getattr(cv, "counts_errors", True)
+              else f"weighted {chosen['cv_errors']:.6g} of {n_held:.6g}" if weighted else
               f"{chosen['cv_errors']} of {int(n_held)}")
     how = f"{cv.n_folds}-fold CV error"
     sub = None
@@ -216,16 +223,18 @@ def _choice(records, cv, stages, path, split, n_rows, weighted, start_added,
         how = (f"hold-out error (searches and trainings on {sub['search']} of {sub['of']} "
                f"rows, validated on {sub['validation']} others)")
     message = f"chose the {chosen['source']} by {how} ({out_of}) among {len(records)} candidates"
+    trivial_what = getattr(cv, "trivial_what", "always predicting the larger class")
     if start_added:
-        message += ("; the bounds' candidates were no better than always predicting the larger "
-                    "class, so the start was validated too")
+        message += (f"; the bounds' candidates were no better than {trivial_what}, so the start "
+                    "was validated too")
     return SearchResult(
         x=np.asarray(chosen["x"]), fun=chosen["cv_rate"], jac=None,
         nfev=sum(r.nfev for r in stages.values()) + len(records),
         njev=sum(r.njev for r in stages.values()), nit=sum(r.nit for r in stages.values()),
         success=True, status=0, message=message, path=path, candidates=records, stages=stages,
         chosen=chosen["source"], n_folds=cv.n_folds, subsample=sub,
-        validation={"how": how.split(" (")[0], "trivial_rate": trivial / n_held})
+        validation={"how": how.split(" (")[0], "trivial_rate": trivial / n_held,
+                    "trivial_what": trivial_what})
 
 
 def _cv_tol(tol: float, config: StrategyConfig) -> float:

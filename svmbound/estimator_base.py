@@ -1,0 +1,181 @@
+"""What ``BoundSVC`` and ``BoundSVR`` share: the fit's run control (search log, progress bar,
+Ctrl-C), the input bookkeeping, and how the default strategy's settings are read.
+
+A subclass sets ``_default_config`` (the ``StrategyConfig`` used when ``strategy_config`` is
+None), ``_FITTED`` (what a fit sets besides ``search_``) and implements ``_fit``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from contextlib import contextmanager
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import _check_feature_names, _check_n_features
+
+from ._blas import limit_blas
+from ._validation import check_X
+from .fit_flow import grid_axes
+from .progress import Progress
+from .search.log import RunControl, SearchLog, data_fingerprint
+from .strategy import DEFAULT_CONFIG, StrategyConfig, evaluation_budget
+
+__all__ = ["BoundSVMBase", "SEARCHES", "GRADIENT_SEARCHES"]
+
+SEARCHES = ("bfgs", "lbfgsb", "projected-gradient", "grid", "annealing", "convex")
+GRADIENT_SEARCHES = ("bfgs", "lbfgsb", "projected-gradient")
+
+
+class BoundSVMBase(BaseEstimator):
+    """The part of a bound-tuned SVM estimator that does not depend on its task."""
+
+    _default_config = DEFAULT_CONFIG
+    _FITTED: tuple = ()
+
+    # -- log, resume, progress ------------------------------------------------------------
+    #: Parameters that do not change the search (left out of a log's header).
+    #: Parameters that do not change the result: a log does not record them, so a run may be
+    #: resumed with other values (n_jobs: the same bits on any number of workers).
+    _RUN_CONTROL_PARAMS = ("verbose", "progress", "log_file", "resume", "n_jobs",
+                           "probability")
+
+    def _uses_auto(self) -> bool:
+        """Whether fit runs the default strategy of ``svmbound.strategy`` (criterion='auto'
+        with a gradient search)."""
+        return self.criterion == "auto" and self.search in GRADIENT_SEARCHES
+
+    def _final_tol(self) -> float:
+        """Solver tolerance of the final model: that of the validation that picked it for
+        criterion='auto' (at least ``strategy.VALIDATION_TOL``), else ``tol``."""
+        return (max(float(self.tol), self._config().validation_tol) if self._uses_auto()
+                else float(self.tol))
+
+    def _config(self) -> StrategyConfig:
+        """The default strategy's settings: ``strategy_config``, or ``DEFAULT_CONFIG``."""
+        return self._default_config if self.strategy_config is None else self.strategy_config
+
+    def _criterion_name(self) -> str:
+        """The criterion a single search minimises: 'auto' outside the default strategy (grid,
+        annealing) means the radius–margin bound of the loss, as before."""
+        return "radius-margin" if self.criterion == "auto" else self.criterion
+
+    def _iteration_printer(self, bar, t0):
+        """The ``verbose`` callback of the searches: one line per iteration through the
+        progress bar (None when not verbose)."""
+        if not self.verbose:
+            return None
+
+        def callback(xk, fk):
+            bar.write(f"[svmbound] iter: theta={np.round(xk, 4).tolist()} value={fk:.6g} "
+                      f"{time.perf_counter() - t0:.1f}s")
+        return callback
+
+    def fit(self, X, y, sample_weight=None):
+        """Tune (C, kernel θ) and train the final SVM. ``sample_weight``: per-sample weights
+        >= 0 (C_i = C·class_weight[y_i]·sample_weight_i, as scikit-learn's SVC).
+
+        BLAS runs on one thread during the fit (threadpoolctl): svmbound's parallelism is its
+        ``n_jobs`` threads, and the BLAS calls of a criterion evaluation (kernel blocks, the span
+        bound's factorisations) are too small to gain from threads of their own — with two
+        OpenBLAS threads per call a default fit on IDA german took 4.4 s instead of 0.75 s, on a
+        5,000-row sample of ijcnn1 51 s instead of 10 s (2 cores, other jobs running)."""
+        with limit_blas(1):
+            return self._fit(X, y, sample_weight)
+
+    def _check_input(self, X, reset: bool):
+        """X as a float64 array (``check_X``'s messages), with scikit-learn's bookkeeping of
+        the input: ``feature_names_in_`` (set by fit from a DataFrame's string column names;
+        at prediction a frame with other or reordered columns is a ValueError, as for SVC) and
+        ``n_features_in_`` (at prediction a different number of features is a ValueError)."""
+        _check_feature_names(self, X, reset=reset)
+        X = check_X(X)
+        _check_n_features(self, X, reset=reset)
+        return X
+
+    def _progress_total(self, crit, lower, upper):
+        """Evaluations the search will make, where known (grid, annealing; the default
+        strategy: its searches' budgets and its candidates), else None."""
+        if crit is None:
+            return evaluation_budget(self._config(), self.loss)
+        if self.search == "grid":
+            try:
+                return int(np.prod([a.size for a in grid_axes(self, crit.param_names, lower,
+                                                                upper)]))
+            except ValueError:
+                return None
+        if self.search == "annealing":
+            return int(self.max_epochs) + 1
+        return None
+
+    def _check_reproducible(self, crit):
+        """A log can only be resumed if the run is deterministic: annealing and the criteria
+        that draw a split (validation, CV folds) need an int ``random_state``."""
+        if crit is None:  # criterion='auto': its CV folds use random_state, 0 when None
+            random = False
+        else:
+            random = self.search == "annealing" or any(
+                "random_state" in inspect.signature(c.__init__).parameters
+                for c in type(crit).__mro__ if "__init__" in vars(c))
+        if random and (isinstance(self.random_state, bool)
+                       or not isinstance(self.random_state, (int, np.integer))):
+            raise ValueError(f"log_file: this run draws random numbers (search={self.search!r}, "
+                             f"criterion {crit.name!r}), so it can only be logged and "
+                             f"resumed with an int random_state, got {self.random_state!r}")
+
+    @contextmanager
+    def _searching(self, run, bar):
+        """Around a fit's searches (binary and multi-class): on Ctrl-C keep the search so far
+        in ``search_`` and on the exception as ``search_result`` before re-raising; always close
+        the progress bar and the search log."""
+        try:
+            yield
+        except KeyboardInterrupt as exc:
+            self.search_ = exc.search_result = run.partial_result()
+            self.search_.phase = "search"
+            self._forget_model()
+            raise
+        finally:
+            bar.close()
+            run.close()
+
+    def _forget_model(self) -> None:
+        for name in self._FITTED:
+            self.__dict__.pop(name, None)
+
+    def _start_run_control(self, X, y_pm, crit, lower, upper, weights=None):
+        """(``search.log.RunControl``, ``progress.Progress``) of this fit: the search log
+        (opened, or resumed, when ``log_file`` is set) and the progress bar (``progress``)."""
+        log = None
+        if self.log_file is not None:
+            self._check_reproducible(crit)
+            run = {k: v for k, v in self.get_params().items()
+                   if k not in self._RUN_CONTROL_PARAMS
+                   and not (k == "strategy_config" and v is None)}   # logs before it
+            log = SearchLog(self.log_file, data_fingerprint(X, y_pm, weights), run,
+                            resume=bool(self.resume))
+        bar = Progress(bool(self.progress), total=self._progress_total(crit, lower, upper),
+                       desc=f"svmbound {self.search}")
+        return RunControl(log, on_evaluation=bar.on_evaluation), bar
+
+    def _criterion_params(self, cls) -> dict:
+        """``criterion_params``, checked against the keyword arguments of the criterion class
+        (those the estimator passes itself — loss, random_state, tol, cache_size — excluded)."""
+        if self.criterion_params is None:
+            return {}
+        if not isinstance(self.criterion_params, dict):
+            raise ValueError(f"criterion_params must be a dict or None, got "
+                             f"{self.criterion_params!r}")
+        accepted = set()
+        for klass in cls.__mro__:
+            if "__init__" in vars(klass):
+                accepted |= {n for n, p in inspect.signature(klass.__init__).parameters.items()
+                             if p.kind is p.KEYWORD_ONLY}
+        accepted -= {"loss", "random_state", "tol", "cache_size", "weights"}
+        unknown = sorted(set(self.criterion_params) - accepted)
+        if unknown:
+            valid = ", ".join(sorted(accepted)) or "none"
+            raise ValueError(f"criterion {cls.name!r} takes no parameter(s) {unknown} in "
+                             f"criterion_params; it takes: {valid}")
+        return dict(self.criterion_params)
