@@ -1,5 +1,5 @@
-"""Command line: ``svmbound tune TRAIN …``, ``svmbound select TRAIN --keep K``,
-``svmbound criteria`` and ``svmbound demo``.
+"""Command line: ``svmbound tune TRAIN …`` (``--svr``: regression), ``svmbound select TRAIN
+--keep K``, ``svmbound criteria`` and ``svmbound demo``.
 
 Plain output is a short human summary; ``--json`` prints one JSON object on stdout. Progress
 goes to stderr (``--quiet`` silences it). Every output path (--model, -out, --plot, --log,
@@ -25,9 +25,11 @@ import numpy as np
 
 from . import __version__, cli_gridpy, plots
 from ._validation import check_known_labels
-from .criteria import ALIASES, CRITERIA
-from .cli_report import (criteria_table, fallback_report, jsonable_floats, report_interrupted,
-                         summary)
+from .bound_svr import BoundSVR
+from .criteria import ALIAS_TARGETS, ALIASES, CRITERIA
+from .cli_report import (criteria_table, cv_results_report, fallback_report, jsonable_floats,
+                         path_report, regression_metrics, regression_summary,
+                         report_interrupted, summary)
 from .datasets import load_demo, load_libsvm_files
 from .estimators import SEARCHES, BoundSVC
 from . import svm_scale
@@ -41,11 +43,14 @@ from .selection import ScalingSelector
 def _add_tune_options(p):
     p.add_argument("--loss", default="l2",
                    help="l2 (squared hinge) or l1 (hinge); default l2 (tune: l1 with grid.py's "
-                        "options)")
+                        "options). With --svr: l2 (squared) or l1 (LIBSVM's) "
+                        "epsilon-insensitive loss")
     p.add_argument("--criterion", default="auto",
                    help="auto (default: the span and radius-margin bounds find candidates, "
-                        "k-fold CV picks) or one criterion to minimise: "
-                        + ", ".join(list(ALIASES) + sorted(CRITERIA)))
+                        "k-fold CV picks; with --svr the SVR's span estimate and the CV mean "
+                        "squared error) or one criterion to minimise: "
+                        + ", ".join(list(ALIASES) + sorted(CRITERIA))
+                        + " (the svr-* ones with --svr; see 'svmbound criteria')")
     p.add_argument("--search", default="bfgs", help="search: " + ", ".join(SEARCHES))
     p.add_argument("--kernel", default="rbf",
                    help="kernel: " + ", ".join(ESTIMATOR_KERNELS) + " (ard: one sigma^2 per "
@@ -71,11 +76,13 @@ def _add_tune_options(p):
                    help="worker threads for the independent work of --criterion auto (its two "
                         "bound searches side by side, the CV folds) and of the one-vs-one "
                         "pairs; -1: every core (default 1). The result is the same for any N")
-    p.add_argument("--tune-subsample", type=_subsample_arg, default=5000, metavar="M",
+    p.add_argument("--tune-subsample", type=_subsample_arg, default=_DEFAULT_SUBSAMPLE,
+                   metavar="M",
                    help="criterion auto on more than 2*M rows: search on a stratified sample of "
                         "M rows, pick by the hold-out error on up to 4*M others, train the final "
                         "SVM on all rows (default 5000, fewer where the span bound's memory "
-                        "would not fit in half the cache; 'all': always use every row)")
+                        "would not fit in half the cache; with --svr 3000, sampled within "
+                        "quantile bins of the targets; 'all': always use every row)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plot", metavar="FILE.png", help="contour map of the criterion with the path")
     p.add_argument("--grid-log-c", nargs=3, type=float, default=[-10.0, 10.0, 1.0],
@@ -85,6 +92,23 @@ def _add_tune_options(p):
                    help="ln σ² grid of the plot (default -10 10 1)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     _add_run_control_options(p)
+
+
+class _DefaultSubsample:
+    """The default of --tune-subsample: the estimator's (BoundSVC 5000, BoundSVR 3000)."""
+
+    def __repr__(self):
+        return "default"
+
+
+_DEFAULT_SUBSAMPLE = _DefaultSubsample()
+_SUBSAMPLE_OF = {"classification": 5000, "regression": 3000}
+
+
+def _tune_subsample(args, task: str = "classification"):
+    """--tune-subsample for the estimator of ``task`` (its own default when not given)."""
+    value = getattr(args, "tune_subsample", _DEFAULT_SUBSAMPLE)
+    return _SUBSAMPLE_OF[task] if isinstance(value, _DefaultSubsample) else value
 
 
 def _subsample_arg(text: str):
@@ -234,6 +258,13 @@ def build_parser() -> argparse.ArgumentParser:
     tune = sub.add_parser("tune", help="tune C and kernel parameters on a LIBSVM-format file")
     tune.add_argument("train", help="training file in LIBSVM format (may be .bz2/.gz)")
     tune.add_argument("--test", help="test file in LIBSVM format")
+    tune.add_argument("--svr", action="store_true",
+                      help="regression: tune an epsilon-SVR (BoundSVR: C, kernel parameters and "
+                           "epsilon) on real-valued labels instead of a classifier; criteria "
+                           "auto, svr-span, svr-span-exact, svr-cv, svr-loo; --test reports the "
+                           "test MSE, MAE and R^2; --model writes LIBSVM's epsilon_svr model "
+                           "(with --scale its svm-scale range file, FILE.range). Not with "
+                           "--class-weight, --plot or grid.py's options")
     tune.add_argument("--scale", action="store_true",
                       help="scale features to [-1, 1] like svm-scale (fitted on train)")
     tune.add_argument("--sparse", choices=("auto", "yes", "no"), default="auto",
@@ -390,7 +421,7 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None, scaling=None,
                    **run_control_kwargs(args, err),
                    criterion_params=getattr(args, "criterion_params", None),
                    class_weight=getattr(args, "class_weight", None),
-                   tune_subsample=getattr(args, "tune_subsample", 5000))
+                   tune_subsample=_tune_subsample(args))
     if args.plot:  # validate grid options before the (possibly long) search
         gc, gs = grid_range(*args.grid_log_c), grid_range(*args.grid_log_sigma2)
     try:
@@ -424,11 +455,7 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None, scaling=None,
         report["subsample"] = res.get("subsample")
     if hasattr(est, "cv_results_"):       # GridSearchCV's keys, JSON-ready
         report["best_score"] = float(est.best_score_)
-        report["cv_results"] = {
-            k: ([{n: jsonable_floats(v) for n, v in p.items()} for p in c] if k == "params"
-                else [jsonable_floats(v) for v in np.ma.getdata(c)] if k.startswith("param_")
-                else list(c) if k == "source" else np.asarray(c).tolist())
-            for k, c in est.cv_results_.items()}
+        report["cv_results"] = cv_results_report(est.cv_results_)
     if "degree" in bp:
         report["degree"] = int(bp["degree"])
     if "coef0" in bp:
@@ -439,34 +466,9 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None, scaling=None,
         report["test_accuracy"] = float(est.score(Xt, yt))
     failed = []                 # output files that could not be written (full disk, ...)
     if getattr(args, "model", None):
-        try:
-            text = None             # svm-scale's range file: --scale, then an ARD model's 1/σ_k
-            if args.kernel in ARD_KERNELS:
-                model = model_of(est)
-                write_atomic(args.model, "--model",
-                             lambda p: write_libsvm_model(model, p, range_path=False))
-                text = (libsvm_range_text(model) if scaling is None else
-                        svm_scale.ard_range_text(scaling, model.feature_scale, base))
-            else:
-                write_atomic(args.model, "--model", est.save_libsvm_model)
-                if scaling is not None:
-                    text = svm_scale.range_text(scaling, base)
-            if text is not None:
-                def write_range(path):
-                    with open(path, "w") as fh:
-                        fh.write(text)
-
-                write_atomic(range_path_of(args.model), "--model", write_range)
-                report["range_file"] = range_path_of(args.model)
-            report["model"] = args.model
-        except OSError as exc:
-            failed.append(exc)
+        failed += write_model_files(args, est, lambda: model_of(est), scaling, base, report)
     report["time_s"] = time.perf_counter() - t0
-    report["path"] = [{"x": [float(v) for v in p["x"]], "value": float(p["value"]),
-                       "grad": None if p.get("grad") is None else [float(v) for v in p["grad"]],
-                       "time_s": float(p["time_s"]), "accepted": bool(p.get("accepted", True)),
-                       **({"stage": p["stage"]} if "stage" in p else {})}
-                      for p in res.path]
+    report["path"] = path_report(res.path)
     if args.plot:
         y_pm = np.where(y == est.classes_[1], 1.0, -1.0)
         crit = est.make_criterion(X, y_pm, est.sample_weights(y_pm)[0])
@@ -501,6 +503,187 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None, scaling=None,
         print(json.dumps(report), file=out, flush=True)
     else:
         print(summary(report), file=out, flush=True)
+    if failed:                  # the result is printed above; the exit status says it failed
+        raise failed[0]
+    return report
+
+
+def write_model_files(args, est, libsvm_model, scaling, base: int, report: dict) -> list:
+    """``--model``: the LIBSVM model file of the fitted ``est`` and, where the model needs its
+    inputs scaled (``scaling``: ``--scale``'s ranges; an ARD kernel, whose ``LibsvmModel`` is
+    ``libsvm_model()``), svm-scale's range file beside it (features numbered from ``base``), so
+    that ``svm-scale -r FILE.range test | svm-predict`` gives the reported predictions. Sets
+    ``report["model"]`` (and ``"range_file"``); returns the OSErrors of files not written."""
+    try:
+        text = None             # svm-scale's range file: --scale, then an ARD model's 1/σ_k
+        if args.kernel in ARD_KERNELS:
+            model = libsvm_model()
+            write_atomic(args.model, "--model",
+                         lambda p: write_libsvm_model(model, p, range_path=False))
+            text = (libsvm_range_text(model) if scaling is None else
+                    svm_scale.ard_range_text(scaling, model.feature_scale, base))
+        else:
+            write_atomic(args.model, "--model", est.save_libsvm_model)
+            if scaling is not None:
+                text = svm_scale.range_text(scaling, base)
+        if text is not None:
+            def write_range(path):
+                with open(path, "w") as fh:
+                    fh.write(text)
+
+            write_atomic(range_path_of(args.model), "--model", write_range)
+            report["range_file"] = range_path_of(args.model)
+        report["model"] = args.model
+    except OSError as exc:
+        return [exc]
+    return []
+
+
+# -- regression: tune --svr --------------------------------------------------------------------
+#: Options of ``tune`` that only mean something for a classifier, refused with --svr:
+#: (option, attribute of the parsed arguments).
+SVR_REFUSED = (("--class-weight", "class_weight"), ("-log2c", "log2c"), ("-log2g", "log2g"),
+               ("-v", "folds"), ("-out", "gridpy_out"), ("--plot", "plot"))
+
+
+def check_svr_options(args) -> None:
+    """``tune --svr``: a ValueError naming the first given option that only means something for
+    a classifier — --class-weight (class weights), grid.py's -log2c/-log2g/-v/-out (grid.py
+    tunes a C-SVC by its cross-validation accuracy; gridregression.py's habits are not
+    implemented) and --plot (a map over ln C and one kernel parameter; the SVR tunes ln ε
+    too) — or a classification criterion."""
+    for option, attr in SVR_REFUSED:
+        if getattr(args, attr, None) is None:
+            continue
+        if option == "--class-weight":
+            why = "it weighs the classes of a classifier, and a regression has no classes"
+        elif option == "--plot":
+            why = ("it draws a classifier's criterion over ln C and one kernel parameter, and "
+                   "the SVR tunes ln epsilon too")
+        else:
+            why = ("it is an option of LIBSVM's grid.py, which tunes a classifier by its "
+                   "cross-validation accuracy (gridregression.py's options are not "
+                   "supported); for the cross-validated mean squared error use --criterion "
+                   "svr-cv --search annealing")
+        raise ValueError(f"{option} cannot be used with --svr: {why}")
+    if _criterion_task(args.criterion) == "classification":
+        valid = ", ".join(["auto"] + sorted(n for n, c in CRITERIA.items()
+                                            if c.task == "regression"))
+        raise ValueError(f"--criterion {args.criterion} is a classification criterion; with "
+                         f"--svr use one of: {valid}")
+
+
+def _criterion_task(name) -> str | None:
+    """'classification' or 'regression' for a criterion name (aliases included); None for
+    'auto' and unknown names (the estimator names the valid ones)."""
+    if name == "radius-margin":
+        return "classification"
+    cls = CRITERIA.get(ALIAS_TARGETS.get(name, name))
+    return None if cls is None else cls.task
+
+
+def check_class_labels(y, path) -> None:
+    """``tune`` without --svr: a ValueError saying "use --svr" when the labels of the training
+    file ``path`` look like regression targets — more than two distinct values with non-integer
+    ones among them (no classifier takes those), or integer values of which there are more
+    than 20, more than half of them on a single row (classes a classifier cannot learn)."""
+    values, counts = np.unique(np.asarray(y, dtype=float), return_counts=True)
+    if values.size <= 2:
+        return
+    frac = values[values != np.round(values)]
+    if frac.size:
+        what = (f"{values.size} distinct values, non-integer ones among them, e.g. "
+                f"{', '.join(f'{v:.6g}' for v in frac[:3])}")
+    elif values.size > 20 and 2 * int(np.sum(counts == 1)) > values.size:
+        what = (f"{values.size} distinct integer values in {len(y)} rows, "
+                f"{int(np.sum(counts == 1))} of them on a single row")
+    else:
+        return
+    raise ValueError(f"{path}: the labels are real-valued regression targets ({what}), not "
+                     "class labels; svmbound tune trains a classifier — use --svr to tune an "
+                     "epsilon-SVR (regression)")
+
+
+def run_tune_svr(args, X, y, Xt=None, yt=None, out=None, err=None, scaling=None,
+                 base: int = 1) -> dict:
+    """``tune --svr``: tune a ``BoundSVR`` on real targets ``y`` and report — the chosen C,
+    kernel parameters and ε, the cost (evaluations, SVR trainings, time), the training and,
+    with a test set, the test mean squared error, mean absolute error and R². With ``--model``
+    LIBSVM's epsilon_svr model file and, where the model needs its inputs scaled, svm-scale's
+    range file beside it (``write_model_files``)."""
+    out = sys.stdout if out is None else out
+    err = sys.stderr if err is None else err
+    t0 = time.perf_counter()
+    degree = _degree_arg(args.degree)
+    grid_spec = None
+    if args.search == "grid":
+        grid_spec = {"log_C": tuple(args.grid_log_c)}
+        if args.kernel == "rbf":
+            grid_spec["log_sigma2"] = tuple(args.grid_log_sigma2)
+    est = BoundSVR(loss=args.loss, criterion=args.criterion, kernel=args.kernel,
+                   search=args.search, start=args.start, grid=grid_spec, degree=degree,
+                   coef0=args.coef0, tol=args.tol, max_iter=args.max_iter,
+                   max_epochs=args.max_epochs, cache_size=args.cache_size,
+                   random_state=args.random_state, n_jobs=getattr(args, "n_jobs", 1),
+                   **run_control_kwargs(args, err),
+                   tune_subsample=_tune_subsample(args, "regression"))
+    try:
+        est.fit(X, y)
+    except KeyboardInterrupt:
+        term = _TERMINATION[0]
+        report_interrupted(est, args, out, t0,
+                           "SIGTERM" if term is not None and term.sigterm else "SIGINT")
+        raise
+    res = est.search_
+    bp = est.best_params_
+    sigma2 = bp.get("sigma2")
+    train = regression_metrics(y, est.predict(X))
+    report = {
+        "task": "regression",
+        "C": float(bp["C"]), "gamma": jsonable_floats(bp.get("gamma")),
+        "sigma2": jsonable_floats(sigma2), "epsilon": float(bp["epsilon"]),
+        "log_C": float(est.best_theta_[0]),
+        "log_sigma2": None if sigma2 is None else jsonable_floats(np.log(sigma2)),
+        "log_epsilon": float(est.best_theta_[-1]),
+        "best_params": {k: jsonable_floats(v) for k, v in bp.items()},
+        "kernel": args.kernel, "loss": args.loss, "criterion": est.criterion_name_,
+        "value": float(est.best_value_), "nfev": int(res.nfev), "njev": int(res.njev),
+        "nit": int(res.nit), "message": str(res.message),
+        "n_trainings": int(est.n_trainings_), "n_sv": int(est.support_.size),
+        "c_projected": bool(est.c_projected_),
+        "train_mse": train["mse"], "train_mae": train["mae"], "train_r2": train["r2"],
+        "problems": list(res.get("problems", [])),
+        "fallback": fallback_report(res.get("fallback")),
+    }
+    if "candidates" in res:
+        report["chosen"] = res.chosen
+        report["candidates"] = res.candidates
+        report["subsample"] = res.get("subsample")
+    if hasattr(est, "cv_results_"):       # GridSearchCV's keys (scores: negated CV MSE)
+        report["best_score"] = float(est.best_score_)
+        report["cv_results"] = cv_results_report(est.cv_results_)
+    if "degree" in bp:
+        report["degree"] = int(bp["degree"])
+    if "coef0" in bp:
+        report["coef0"] = float(bp["coef0"])
+    if args.kernel in ARD_KERNELS:
+        report["scaling_factors"] = jsonable_floats(est.kernel_.scaling_factors)
+    if Xt is not None:
+        test = regression_metrics(yt, est.predict(Xt))
+        report.update(test_mse=test["mse"], test_mae=test["mae"], test_r2=test["r2"],
+                      n_test=int(Xt.shape[0]))
+    failed = []                 # output files that could not be written (full disk, ...)
+    if getattr(args, "model", None):
+        failed += write_model_files(args, est, est._model, scaling, base, report)
+    report["fit_time_s"] = float(est.fit_time_)
+    report["time_s"] = time.perf_counter() - t0
+    report["path"] = path_report(res.path)
+    if failed:
+        report["output_errors"] = [str(exc) for exc in failed]
+    if args.json:
+        print(json.dumps(report), file=out, flush=True)
+    else:
+        print(regression_summary(report), file=out, flush=True)
     if failed:                  # the result is printed above; the exit status says it failed
         raise failed[0]
     return report
@@ -618,11 +801,21 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
 def _run_command(args) -> None:
     """Run the parsed sub-command (errors propagate to ``main``)."""
     if args.command == "tune":
+        if args.svr:
+            check_svr_options(args)
+        elif _criterion_task(args.criterion) == "regression":
+            raise ValueError(f"--criterion {args.criterion} is a regression criterion: use "
+                             "--svr to tune an epsilon-SVR")
         gridpy = cli_gridpy.resolve(args)
         check_outputs(args)
         data = load_inputs(args.train, args.test, args.scale, args.n_features,
                            sparse=_sparse_mode(args))
         X, y = data["X"], data["y"]
+        if args.svr:
+            run_tune_svr(args, X, y, data["X_test"], data["y_test"], scaling=data["scaling"],
+                         base=data["base"])
+            return
+        check_class_labels(y, args.train)
         cli_gridpy.apply(gridpy, args, X, y)
         report = run_tune(args, X, y, data["X_test"], data["y_test"],
                           scaling=data["scaling"], base=data["base"])

@@ -11,8 +11,9 @@ import numpy as np
 
 from .criteria import ALIAS_TARGETS, CRITERIA
 
-__all__ = ["summary", "criteria_table", "jsonable_floats", "fallback_report",
-           "report_interrupted"]
+__all__ = ["summary", "regression_summary", "criteria_table", "jsonable_floats",
+           "fallback_report", "report_interrupted", "cv_results_report", "path_report",
+           "regression_metrics"]
 
 
 def fallback_report(fb):
@@ -31,6 +32,35 @@ def jsonable_floats(v):
         return None
     a = np.asarray(v, dtype=float)
     return float(a) if a.ndim == 0 else a.tolist()
+
+
+def cv_results_report(cv_results) -> dict:
+    """``cv_results_`` (GridSearchCV's keys) JSON-ready."""
+    return {k: ([{n: jsonable_floats(v) for n, v in p.items()} for p in c] if k == "params"
+                else [jsonable_floats(v) for v in np.ma.getdata(c)] if k.startswith("param_")
+                else list(c) if k == "source" else np.asarray(c).tolist())
+            for k, c in cv_results.items()}
+
+
+def path_report(path) -> list:
+    """The search path (``search_.path``) JSON-ready."""
+    return [{"x": [float(v) for v in p["x"]], "value": float(p["value"]),
+             "grad": None if p.get("grad") is None else [float(v) for v in p["grad"]],
+             "time_s": float(p["time_s"]), "accepted": bool(p.get("accepted", True)),
+             **({"stage": p["stage"]} if "stage" in p else {})}
+            for p in path]
+
+
+def regression_metrics(y_true, y_pred) -> dict:
+    """Mean squared error, mean absolute error and R² (scikit-learn's ``r2_score``, 1 − SSE/SST;
+    None for a single row, where it is undefined) of a prediction."""
+    from sklearn.metrics import mean_absolute_error, mean_squared_error, r2_score
+
+    y_true = np.asarray(y_true, dtype=float).ravel()
+    y_pred = np.asarray(y_pred, dtype=float).ravel()
+    return {"mse": float(mean_squared_error(y_true, y_pred)),
+            "mae": float(mean_absolute_error(y_true, y_pred)),
+            "r2": float(r2_score(y_true, y_pred)) if y_true.size > 1 else None}
 
 
 def span_text(v) -> str:
@@ -80,6 +110,49 @@ def summary(r: dict) -> str:
     return "\n".join(lines)
 
 
+def regression_summary(r: dict) -> str:
+    """The human summary of ``tune --svr`` (the report of ``cli.run_tune_svr``)."""
+    what = f"{r['criterion']} estimate"
+    if r["criterion"] == "auto":
+        sub = r.get("subsample")
+        what = ("span estimate + cross-validation" if not sub else
+                f"span estimate on {sub['search']} of {sub['of']} rows + hold-out validation")
+    lines = [f"svmbound: {what}, {r['loss'].upper()}-SVR (epsilon-SVR), {r['kernel']} kernel",
+             f"  chosen   C = {r['C']:.6g} (ln C = {r['log_C']:.4f})"]
+    if isinstance(r.get("sigma2"), list):
+        lines.append(f"           sigma^2 = {span_text(r['sigma2'])} (one per feature/group)")
+        top = np.argsort(r["scaling_factors"])[::-1][:10]
+        lines.append("           largest scaling factors 1/sigma (feature: factor): " + ", ".join(
+            f"{k + 1}: {r['scaling_factors'][k]:.3g}" for k in top))
+    elif r.get("sigma2") is not None:
+        lines.append(f"           sigma^2 = {r['sigma2']:.6g} (ln sigma^2 = {r['log_sigma2']:.4f}), "
+                     f"gamma = {r['gamma']:.6g}")
+    if r.get("degree") is not None:
+        lines.append(f"           degree = {r['degree']}, coef0 = {r['coef0']:.6g}")
+    lines.append(f"           epsilon = {r['epsilon']:.6g} (ln epsilon = {r['log_epsilon']:.4f})")
+    lines.append(f"  value    {r['value']:.6g}  ({r['message']})")
+    for p in r.get("problems", []):
+        lines.append(f"  WARNING  {p}")
+    lines.append(f"  cost     {r['nfev']} function and {r['njev']} gradient evaluations, "
+                 f"{r['n_trainings']} SVR trainings, {r['time_s']:.2f} s")
+    lines.append(f"  model    {r['n_sv']} support vectors; train MSE {r['train_mse']:.6g}, "
+                 f"MAE {r['train_mae']:.6g}, R^2 {_r2_text(r['train_r2'])}")
+    if "test_mse" in r:
+        lines.append(f"  test     MSE {r['test_mse']:.6g}, MAE {r['test_mae']:.6g}, "
+                     f"R^2 {_r2_text(r['test_r2'])} ({r['n_test']} rows)")
+    if r.get("c_projected"):
+        lines.append("  note     ln C reached its upper bound with no bounded SV: C set to max "
+                     "|alpha - alpha*| (Chung §4.3)")
+    if "model" in r:
+        lines.append(f"  saved    LIBSVM model {r['model']}"
+                     + (f" (svm-scale ranges {r['range_file']})" if "range_file" in r else ""))
+    return "\n".join(lines)
+
+
+def _r2_text(v) -> str:
+    return "n/a" if v is None else f"{v:.4f}"
+
+
 def criteria_table(as_json: bool) -> str:
     rows = [cls.describe() for cls in CRITERIA.values()]
     aliases = {v: k for k, v in ALIAS_TARGETS.items()}
@@ -87,14 +160,16 @@ def criteria_table(as_json: bool) -> str:
         r["alias"] = aliases.get(r["name"])
     if as_json:
         return json.dumps(rows)
-    head = f"{'name':<22}{'loss':<7}{'grad':<6}source"
-    lines = [head, "-" * 78]
+    head = f"{'name':<22}{'task':<16}{'loss':<7}{'grad':<6}source"
+    lines = [head, "-" * 94]
     for r in rows:
         name = r["name"] + (f" ({r['alias']})" if r["alias"] else "")
-        lines.append(f"{name:<22}{r['loss']:<7}{'yes' if r['differentiable'] else 'no':<6}"
-                     f"{r['source']}")
+        lines.append(f"{name:<22}{r['task']:<16}{r['loss']:<7}"
+                     f"{'yes' if r['differentiable'] else 'no':<6}{r['source']}")
         lines.append(f"    {r['formula']}")
     lines.append("'radius-margin' picks rm-l2 for --loss l2 and rm-l1 for --loss l1.")
+    lines.append("Classification criteria tune a classifier (svmbound tune); regression criteria "
+                 "an epsilon-SVR (svmbound tune --svr).")
     return "\n".join(lines)
 
 

@@ -78,10 +78,8 @@ class ClassifierMachine:
     and start, the fitted parameters at θ, accuracy as the validation score. A machine of
     another task (``svmbound.regression.RegressionMachine``) provides the same methods."""
 
-    #: the validation's rows are drawn within each class (large data, ``strategy.rows``)
-    @property
-    def strata(self):
-        return self.y
+    #: what the large-data rows are drawn within (``tune_auto``): None, the classes
+    strata = None
 
     def param_names(self, kernel0) -> tuple:
         return ("log_C",) + tuple(kernel0.param_names)

@@ -2,12 +2,13 @@
 start, and the checks of a tuned regression model.
 
 θ = (ln C, kernel θ…, ln ε). The default start (the classifier's for the kernel: ln σ² of
-``gamma='scale'``): ε₀ = 0.1·s_z and, for the L1 loss, C₀ = 3·s_z (Cherkassky & Ma 2004's
-C = max|z̄ ± 3 s_z| without the mean, so that a shift of the targets changes nothing), s_z the
-targets' standard deviation; for the L2 loss C₀ = 1 (its solution scales with the targets at any
-C: K̃ = K + I/C does not depend on them). Box: ln ε within [ln(10⁻³ s_z), ln s_z], ln C ± 10 around
-ln C₀ (the classifier's ±10), ln σ² as the classifier's. A target scaled by s moves the L1 box by
-ln s, so the search meets the same problem (an SVR on s·z at (sC, sε) is s times the one on z).
+``gamma='scale'``): ε₀ = 0.1·s_z, s_z the targets' standard deviation, and C₀ = 1 — the search
+runs on the L2-SVR's span estimate for either loss, and the L2-SVR's solution scales with the
+targets at any C (K̃ = K + I/C does not depend on them). Box: ln ε within
+[ln(10⁻³ s_z), ln s_z], ln C within [−10, 10] (the classifier's) — for the L1 loss widened to
+[−10 + min(0, ln s_z), 10 + max(0, ln s_z)]: its C is a box on |β|, which scales with the targets
+(an SVR on s·z at (sC, sε) is s times the one on z), and its candidates take C from the L2
+solution's coefficients (``strategy.tune._coef_candidates``).
 
 The checks (reported in ``search_.problems``, a ``ModelWarning``): a model with no support
 vector predicts a constant (severe: the next candidate is tried); a training mean squared error
@@ -31,8 +32,6 @@ __all__ = ["RegressionMachine", "regression_problems", "target_strata"]
 #: ε₀ and the ε box, as fractions of the targets' standard deviation (module docstring)
 EPSILON_START = 0.1
 EPSILON_BOX = (1e-3, 1.0)
-#: the L1 loss's C₀ in the targets' standard deviations (Cherkassky & Ma 2004)
-L1_C_START = 3.0
 
 
 def target_scale(z, weights=None) -> float:
@@ -97,8 +96,9 @@ class RegressionMachine:
         s = target_scale(z, w)
         lower, upper, x0 = auto_box_and_start(names[:-1], self.data.X_full, kernel0, None,
                                               None, est._config())
-        c0 = np.log(L1_C_START * s) if est.loss == "l1" else 0.0
-        lower[0], upper[0], x0[0] = lower[0] + c0, upper[0] + c0, x0[0] + c0
+        if est.loss == "l1":
+            lower[0] += min(0.0, np.log(s))
+            upper[0] += max(0.0, np.log(s))
         e_lo, e_hi = (np.log(f * s) for f in EPSILON_BOX)
         return (np.append(lower, e_lo), np.append(upper, e_hi),
                 np.append(x0, np.log(EPSILON_START * s)))

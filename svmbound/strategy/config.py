@@ -54,6 +54,9 @@ class StrategyConfig:
     min_memory_rows: int = 1000
     #: the criterion that validates the candidates (k-fold CV, or a hold-out on large data)
     validation_criterion: str = "cv-error"
+    #: by loss: percentiles q of a bound search's coefficients |β_i|/w_i at its minimum, each
+    #: a candidate with C at that percentile (``tune._coef_candidates``)
+    coef_quantiles: dict = field(default_factory=dict)
 
 
 #: The settings ``BoundSVC`` uses when given none.
@@ -64,6 +67,6 @@ DEFAULT_CONFIG = StrategyConfig()
 #: minimum and the minimum with C·e² validated by the k-fold CV mean squared error of the loss.
 SVR_CONFIG = StrategyConfig(bounds_by_loss={"l2": ("svr-span",), "l1": ("svr-span",)},
                             stage_max_fev={"svr-span": 8},
-                            neighbour_steps={"l2": {"svr-span": ((2.0, 0.0),)},
-                                             "l1": {"svr-span": ((2.0, 0.0),)}},
+                            neighbour_steps={"l2": {"svr-span": ((2.0, 0.0),)}, "l1": {}},
+                            coef_quantiles={"l1": (50.0, 90.0, 100.0)},
                             validation_criterion="svr-cv")

@@ -96,11 +96,13 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
                                 "backtrack": config.stage_backtrack,
                                 "max_step": config.stage_max_step}, callback=callback)
         res.criterion = crit.name
-        return crit.name, res, crit.n_trainings, _solution_at(crit, res.x, loss, split)
+        return (crit.name, res, crit.n_trainings, _solution_at(crit, res.x, loss, split),
+                _coef_candidates(crit, res.x, config.coef_quantiles.get(loss, ()), lower,
+                                 upper))
 
-    def own_candidates(name, x):
+    def own_candidates(name, x, extra=()):
         return candidate_points(x0, [(name, np.asarray(x, float))], lower, upper, steps,
-                                start_steps, loss=loss, config=config)
+                                start_steps, loss=loss, config=config) + list(extra)
 
     cv = make(config.validation_criterion, Xv, yv, kernel, loss=loss,
               random_state=0 if random_state is None else random_state,
@@ -108,20 +110,21 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
               n_jobs=n_jobs, weights=wv, **val_kw, **kw)
     done = _run_searches(search, names, cv, own_candidates, n_jobs, sequential_searches,
                          config)
-    minima = [(name, np.asarray(res.x, float)) for name, res, _, _ in done]
-    stages = {name: res for name, res, _, _ in done}
-    path = [dict(e, stage=name) for name, res, _, _ in done for e in res.path]
-    solutions = {f"{name} minimum": sol for name, _, _, sol in done if sol is not None}
-    n_trainings = sum(n for _, _, n, _ in done)
+    minima = [(name, np.asarray(res.x, float)) for name, res, _, _, _ in done]
+    stages = {name: res for name, res, _, _, _ in done}
+    path = [dict(e, stage=name) for name, res, _, _, _ in done for e in res.path]
+    solutions = {f"{name} minimum": sol for name, _, _, sol, _ in done if sol is not None}
+    extra = [c for *_, cands in done for c in cands]
+    n_trainings = sum(n for _, _, n, _, _ in done)
 
     if held_out and hasattr(cv, "held_out_values"):
         cv.keep_held_out = True
     if wrap is not None:
         cv = wrap(cv, "cv-error")
     records, start_added, trivial = _validate_candidates(
-        cv, lambda include_start: candidate_points(x0, minima, lower, upper, steps,
-                                                   start_steps, include_start=include_start,
-                                                   loss=loss, config=config),
+        cv, lambda include_start: _with_extra(
+            candidate_points(x0, minima, lower, upper, steps, start_steps,
+                             include_start=include_start, loss=loss, config=config), extra),
         weights, path, t0)
     n_trainings += cv.n_trainings
     result = _choice(records, cv, stages, path, split, np.asarray(y_pm).size, wv is not None,
@@ -164,8 +167,8 @@ def _run_searches(search, names, cv, own_candidates, n_jobs, sequential, config)
     pieces = {}
 
     def then(i, out):
-        pieces[i] = cv.pieces([theta for _, theta in own_candidates(names[i], out[1].x)],
-                              rank=i)
+        pieces[i] = cv.pieces([theta for _, theta in own_candidates(names[i], out[1].x,
+                                                                    out[4])], rank=i)
         return pieces[i]
 
     done, trained = parallel_map_then(search, names, then, cv.run_piece, n_jobs)
@@ -253,6 +256,7 @@ def evaluation_budget(config: StrategyConfig, loss: str) -> int | None:
         return None
     steps = loss_steps(config.neighbour_steps, loss)
     n_steps = sum(len(steps.get(b, ()) if isinstance(steps, dict) else steps) for b in bounds)
+    n_steps += len(config.coef_quantiles.get(loss, ())) * len(bounds)
     return int(sum(budgets)) + len(bounds) + n_steps
 
 
@@ -262,6 +266,46 @@ def _budget(max_fev, name: str) -> int | None:
     if isinstance(max_fev, dict):
         return max_fev.get(name, max(max_fev.values()))
     return max_fev
+
+
+def _with_extra(cands, extra) -> list:
+    """The candidates ``cands``, then those of ``extra`` that are not among them (to 1e-9),
+    before θ₀ when it was appended last."""
+    start = [c for c in cands if c[0] == "start"]
+    out = [c for c in cands if c[0] != "start"]
+    for src, t in extra:
+        if not any(float(np.max(np.abs(t - u))) <= 1e-9 for _, u in out):
+            out.append((src, t))
+    return out + start
+
+
+def _coef_candidates(crit, x, quantiles, lower, upper) -> list:
+    """[(source, θ)]: the minimum ``x`` with ln C set to the q-th percentile of the search's
+    solution's coefficients |β_i|/w_i there, for each q of ``quantiles`` (``config.coef_quantiles``).
+    The L1-SVR's C is a box on |β|; the L2-SVR that the span search solves has none, and the
+    size of its coefficients says where the box of an L1 model of the same fit lies
+    (``docs/decisions.md``). When the criterion's last solve was not at ``x`` (a rejected
+    trial step), an SVR criterion solves there once more; another criterion gives []."""
+    if not quantiles:
+        return []
+    inner = getattr(crit, "criterion", crit)
+    last, sol = getattr(inner, "last", None), getattr(inner, "_svm_prev", None)
+    if last is None or sol is None or not np.array_equal(last.theta, np.asarray(x, float)):
+        if not hasattr(inner, "solve_svr"):
+            return []
+        sol = inner.solve_svr(*inner.split_theta(x))   # (a warm-started solve at x)
+    coef = np.abs(sol.beta if hasattr(sol, "beta") else sol.alpha)
+    if sol.weights is not None:
+        coef = coef / sol.weights
+    coef = coef[coef > 0]
+    if coef.size == 0:
+        return []
+    out = []
+    for q in quantiles:
+        t = np.asarray(x, float).copy()
+        t[0] = np.clip(np.log(np.percentile(coef, q)), lower[0], upper[0])
+        out.append((f"{crit.name} minimum, C = {q}th percentile of |coef|", t))
+    return out
 
 
 def _solution_at(crit, x, loss: str, split) -> tuple | None:
