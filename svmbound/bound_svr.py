@@ -11,26 +11,23 @@ loss's SVR, and trains the chosen model on every row.
 
 from __future__ import annotations
 
-import os
 import time
-from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import RegressorMixin
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .criteria import criterion_class, make_criterion
 from .criteria.svr import check_targets
-from .estimator_base import GRADIENT_SEARCHES, SEARCHES, BoundSVMBase
+from .estimator_base import COMMON_CONSTRAINTS, GRADIENT_SEARCHES, SEARCHES, BoundSVMBase
 from .export import regression_model, write_libsvm_model
 from .export import to_svr as export_to_svr
 from .fit_flow import fit_bound_svm
-from .kernels import ESTIMATOR_KERNELS, base_kernel, split_degree
+from .kernels import base_kernel, split_degree
 from .regression import RegressionMachine
 from .solvers import DEFAULT_CACHE_MB
-from .solvers.qp import TOL_MAX, TOL_MIN
-from .strategy import SVR_CONFIG, StrategyConfig
+from .strategy import SVR_CONFIG
 from .training_data import TrainingData
 
 __all__ = ["BoundSVR"]
@@ -75,34 +72,8 @@ class BoundSVR(RegressorMixin, BoundSVMBase):
 
     _default_config = SVR_CONFIG
 
-    _parameter_constraints: dict = {
-        "loss": [StrOptions({"l1", "l2"})],
-        "criterion": [str],
-        "kernel": [StrOptions(set(ESTIMATOR_KERNELS))],
-        "search": [StrOptions(set(SEARCHES) - {"convex"})],
-        "start": ["array-like", None],
-        "bounds": ["array-like", None],
-        "grid": [dict, None],
-        "degree": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}),
-                   "array-like"],
-        "coef0": [Interval(Real, 0, None, closed="left")],
-        "groups": ["array-like", None],
-        "tol": [Interval(Real, TOL_MIN, TOL_MAX, closed="both")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "max_epochs": [Interval(Integral, 1, None, closed="left")],
-        "gtol": [Interval(Real, 0, None, closed="left")],
-        "n_folds": [Interval(Integral, 2, None, closed="left")],
-        "cache_size": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
-        "random_state": ["random_state"],
-        "verbose": ["verbose"],
-        "progress": ["boolean", Integral],
-        "log_file": [str, os.PathLike, None],
-        "resume": ["boolean"],
-        "criterion_params": [dict, None],
-        "n_jobs": [Integral, None],
-        "tune_subsample": [Interval(Integral, 10, None, closed="left"), None],
-        "strategy_config": [StrategyConfig, None],
-    }
+    _parameter_constraints: dict = {**COMMON_CONSTRAINTS,
+                                     "search": [StrOptions(set(SEARCHES) - {"convex"})]}
 
     _FITTED = ("dual_coef_", "intercept_", "support_", "support_vectors_", "n_support_",
                "solution_", "kernel_", "epsilon_", "best_params_", "best_theta_",

@@ -8,24 +8,60 @@ None), ``_FITTED`` (what a fit sets besides ``search_``) and implements ``_fit``
 from __future__ import annotations
 
 import inspect
+import os
 import time
 from contextlib import contextmanager
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_feature_names, _check_n_features
 
 from ._blas import limit_blas
 from ._validation import check_X
 from .fit_flow import grid_axes
+from .kernels import ESTIMATOR_KERNELS
 from .progress import Progress
+from .solvers.qp import TOL_MAX, TOL_MIN
 from .search.log import RunControl, SearchLog, data_fingerprint
 from .strategy import DEFAULT_CONFIG, StrategyConfig, evaluation_budget
 
-__all__ = ["BoundSVMBase", "SEARCHES", "GRADIENT_SEARCHES"]
+__all__ = ["BoundSVMBase", "SEARCHES", "GRADIENT_SEARCHES", "COMMON_CONSTRAINTS"]
 
 SEARCHES = ("bfgs", "lbfgsb", "projected-gradient", "grid", "annealing", "convex")
 GRADIENT_SEARCHES = ("bfgs", "lbfgsb", "projected-gradient")
+
+
+#: scikit-learn's parameter validation of the parameters both estimators have (each adds its
+#: own; ``sklearn.utils._param_validation``).
+COMMON_CONSTRAINTS: dict = {
+    "loss": [StrOptions({"l1", "l2"})],
+    "criterion": [str],
+    "kernel": [StrOptions(set(ESTIMATOR_KERNELS))],
+    "start": ["array-like", None],
+    "bounds": ["array-like", None],
+    "grid": [dict, None],
+    "degree": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}),
+               "array-like"],
+    "coef0": [Interval(Real, 0, None, closed="left")],
+    "groups": ["array-like", None],
+    "tol": [Interval(Real, TOL_MIN, TOL_MAX, closed="both")],
+    "max_iter": [Interval(Integral, 1, None, closed="left")],
+    "max_epochs": [Interval(Integral, 1, None, closed="left")],
+    "gtol": [Interval(Real, 0, None, closed="left")],
+    "n_folds": [Interval(Integral, 2, None, closed="left")],
+    "cache_size": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
+    "random_state": ["random_state"],
+    "verbose": ["verbose"],
+    "progress": ["boolean", Integral],
+    "log_file": [str, os.PathLike, None],
+    "resume": ["boolean"],
+    "criterion_params": [dict, None],
+    "n_jobs": [Integral, None],
+    "tune_subsample": [Interval(Integral, 10, None, closed="left"), None],
+    "strategy_config": [StrategyConfig, None],
+}
 
 
 class BoundSVMBase(BaseEstimator):

@@ -9,13 +9,11 @@ and (4) trains the final SVM of that loss at the chosen point.
 
 from __future__ import annotations
 
-import os
 import time
-from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import ClassifierMixin
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 from sklearn.exceptions import NotFittedError
 from sklearn.utils._available_if import available_if
 from sklearn.utils.validation import check_is_fitted
@@ -23,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._parallel import worker_cap
 from ._validation import check_binary_y, check_class_y
 from .criteria import criterion_class, make_criterion
-from .estimator_base import GRADIENT_SEARCHES, SEARCHES, BoundSVMBase
+from .estimator_base import COMMON_CONSTRAINTS, GRADIENT_SEARCHES, SEARCHES, BoundSVMBase
 from .export import model_of
 from .export import to_svc as export_to_svc
 from .export import write_libsvm_model
@@ -35,8 +33,6 @@ from .multiclass import predict as ovo_predict
 from .multiclass import predict_proba as ovo_predict_proba
 from .probability import MIN_PROB, sigmoid_predict
 from .solvers import DEFAULT_CACHE_MB
-from .solvers.qp import TOL_MAX, TOL_MIN
-from .strategy import StrategyConfig
 from .training_data import TrainingData, weights_and_kept
 
 __all__ = ["BoundSVC", "SEARCHES", "GRADIENT_SEARCHES", "ARD_KERNELS", "ESTIMATOR_KERNELS"]
@@ -196,35 +192,11 @@ class BoundSVC(ClassifierMixin, BoundSVMBase):
     #: a degree range only with annealing, start inside bounds, groups per feature) is checked
     #: by ``_validate`` and ``fit`` after it.
     _parameter_constraints: dict = {
-        "loss": [StrOptions({"l1", "l2"})],
-        "criterion": [str],
-        "kernel": [StrOptions(set(ESTIMATOR_KERNELS))],
+        **COMMON_CONSTRAINTS,
         "search": [StrOptions(set(SEARCHES))],
-        "start": ["array-like", None],
-        "bounds": ["array-like", None],
-        "grid": [dict, None],
-        "degree": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}),
-                   "array-like"],
-        "coef0": [Interval(Real, 0, None, closed="left")],
-        "groups": ["array-like", None],
-        "tol": [Interval(Real, TOL_MIN, TOL_MAX, closed="both")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "max_epochs": [Interval(Integral, 1, None, closed="left")],
-        "gtol": [Interval(Real, 0, None, closed="left")],
-        "n_folds": [Interval(Integral, 2, None, closed="left")],
-        "cache_size": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
-        "random_state": ["random_state"],
-        "verbose": ["verbose"],
-        "progress": ["boolean", Integral],
-        "log_file": [str, os.PathLike, None],
-        "resume": ["boolean"],
-        "criterion_params": [dict, None],
-        "n_jobs": [Integral, None],
         "class_weight": [dict, StrOptions({"balanced"}), None],
         "decision_function_shape": [StrOptions({"ovr", "ovo"})],
         "multiclass_theta": [StrOptions({"shared", "per-pair"})],
-        "tune_subsample": [Interval(Integral, 10, None, closed="left"), None],
-        "strategy_config": [StrategyConfig, None],
         "probability": ["boolean"],
     }
 

@@ -223,6 +223,11 @@ class Criterion(Objective):
     def split_theta(self, theta) -> tuple[float, Kernel]:
         """(C, kernel) at θ = (ln C, kernel θ…); a ValueError unless θ is that many finite
         numbers."""
+        theta = self.check_theta(theta)
+        return float(np.exp(theta[0])), self.kernel.with_theta(theta[1:])
+
+    def check_theta(self, theta) -> np.ndarray:
+        """θ as ``n_params`` finite float64 numbers (a ValueError naming ``param_names``)."""
         try:
             theta = np.asarray(theta, dtype=np.float64).ravel()
         except (TypeError, ValueError):
@@ -233,7 +238,7 @@ class Criterion(Objective):
                              f"got {theta.shape[0]}")
         if not np.all(np.isfinite(theta)):
             raise ValueError(f"theta must be finite, got {theta!r}")
-        return float(np.exp(theta[0])), self.kernel.with_theta(theta[1:])
+        return theta
 
     # -- solves with warm starts ---------------------------------------------------------
     def share_cold_solves(self, shared: SharedColdSolves, tag: tuple = ()) -> None:

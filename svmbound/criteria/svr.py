@@ -96,16 +96,7 @@ class SVRCriterion(Criterion):
 
     def split_theta(self, theta):
         """(C, kernel) at θ = (ln C, kernel θ…, ln ε); ε is kept in ``self._epsilon``."""
-        try:
-            theta = np.asarray(theta, dtype=np.float64).ravel()
-        except (TypeError, ValueError):
-            raise ValueError(f"theta must be {self.n_params} numbers {self.param_names}, got "
-                             f"{theta!r}") from None
-        if theta.shape != (self.n_params,):
-            raise ValueError(f"theta must have {self.n_params} entries {self.param_names}, "
-                             f"got {theta.shape[0]}")
-        if not np.all(np.isfinite(theta)):
-            raise ValueError(f"theta must be finite, got {theta!r}")
+        theta = self.check_theta(theta)
         self._epsilon = float(np.exp(theta[-1]))
         return float(np.exp(theta[0])), self.kernel.with_theta(theta[1:-1])
 
