@@ -11,8 +11,8 @@ from sklearn.svm import SVR
 
 from svmbound import BoundSVC, BoundSVR
 from svmbound.criteria import make_criterion
-from svmbound.criteria.svr import (SVRCrossValidation, SVRLeaveOneOut, SVRSpanBound,
-                                   SVRSpanEstimate)
+from svmbound.criteria.svr import (SVRCrossValidation, SVRLeaveOneOut, SVRRadiusMargin,
+                                   SVRSpanBound, SVRSpanEstimate)
 from svmbound.kernels import LinearKernel, RBFKernel
 from svmbound.solvers.svr import solve_svr_dual, svr_predict
 
@@ -71,10 +71,11 @@ def test_warm_start_gives_the_same_solution():
 @pytest.mark.parametrize("kernel,theta", [(RBFKernel(sigma2=5.0), [1.0, np.log(5.0), np.log(0.3)]),
                                           (LinearKernel(), [-0.5, np.log(0.2)])])
 @pytest.mark.parametrize("weighted", [False, True])
-def test_span_gradient_matches_finite_differences(kernel, theta, weighted):
+@pytest.mark.parametrize("cls", [SVRSpanBound, SVRRadiusMargin])
+def test_bound_gradients_match_finite_differences(cls, kernel, theta, weighted):
     X, y = _data(60, seed=1)
     w = np.linspace(0.5, 2.0, y.size) if weighted else None
-    crit = SVRSpanBound(X, y, kernel, tol=1e-11, weights=w)
+    crit = cls(X, y, kernel, tol=1e-11, weights=w)
     theta = np.array(theta)
     ev = crit.evaluate(theta)
     fd = central_fd(lambda t: crit.evaluate(t, need_grad=False).value, theta, h=1e-5)
@@ -103,6 +104,19 @@ def test_span_estimate_is_exact_loo_where_the_support_set_stays():
     assert checked >= 10
     # and where it changes the estimate is still close: it is an estimate of the same thing
     assert np.corrcoef(r_est, r_loo)[0, 1] > 0.99
+
+
+def test_radius_margin_bounds_the_span_estimate():
+    """4R̃² ≥ S_p² for every support vector: the radius–margin bound is at least the span
+    estimate of the LOO mean absolute error."""
+    X, y = _data(60, seed=3)
+    theta = np.array([1.0, np.log(5.0), np.log(0.1)])
+    rm = SVRRadiusMargin(X, y, RBFKernel(), tol=1e-10).evaluate(theta, need_grad=False)
+    span = SVRSpanEstimate(X, y, RBFKernel(), tol=1e-10)
+    r = span.loo_residuals(theta)
+    sv = span._svm_prev.support
+    mae_sv_bound = (np.abs(r[sv]).sum() + 0.1 * (y.size - sv.size)) / y.size
+    assert rm.value >= mae_sv_bound
 
 
 def test_cv_criterion_is_kfold_mse_of_sklearn_svr():

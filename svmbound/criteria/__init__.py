@@ -15,7 +15,8 @@ from .radius_margin import (DuanL1, RadiusMarginL1, RadiusMarginL1Alpha, RadiusM
 from .reference import CrossValidationError, LeaveOneOutError
 from .span import (JaakkolaHaussler, OpperWinther, RadiusMarginHard, SpanBound, SpanEstimate,
                    SupportVectorCount)
-from .svr import SVRCrossValidation, SVRLeaveOneOut, SVRSpanBound, SVRSpanEstimate
+from .svr import (SVRCrossValidation, SVRLeaveOneOut, SVRRadiusMargin, SVRSpanBound,
+                  SVRSpanEstimate)
 from .validation import SmoothedValidationError, ValidationError
 
 CRITERIA = {c.name: c for c in (RadiusMarginL2, RadiusMarginL2Half, RadiusMarginL2Quarter,
@@ -24,7 +25,7 @@ CRITERIA = {c.name: c for c in (RadiusMarginL2, RadiusMarginL2Half, RadiusMargin
                                 OpperWinther, SupportVectorCount, RadiusMarginHard,
                                 SmoothedValidationError, ValidationError, CrossValidationError,
                                 LeaveOneOutError, SVRSpanBound, SVRSpanEstimate,
-                                SVRCrossValidation, SVRLeaveOneOut)}
+                                SVRRadiusMargin, SVRCrossValidation, SVRLeaveOneOut)}
 DEFAULT_CRITERION = {"l2": "rm-l2", "l1": "rm-l1"}
 #: Other names: "radius-margin" resolves by loss; Acevedo et al.'s L1BOUND1–3.
 ALIAS_TARGETS = {"l1bound1": "rm-l1-1.9", "l1bound2": "rm-l1-3.2", "l1bound3": "rm-l1"}
@@ -92,4 +93,4 @@ __all__ = ["Criterion", "Evaluation", "CRITERIA", "criterion_class", "make_crite
            "SpanBound", "SpanEstimate", "JaakkolaHaussler", "OpperWinther", "SupportVectorCount",
            "RadiusMarginHard", "SmoothedValidationError", "ValidationError",
            "CrossValidationError", "LeaveOneOutError", "SVRSpanBound", "SVRSpanEstimate",
-           "SVRCrossValidation", "SVRLeaveOneOut"]
+           "SVRRadiusMargin", "SVRCrossValidation", "SVRLeaveOneOut"]

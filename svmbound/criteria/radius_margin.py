@@ -43,6 +43,16 @@ def _svm_info(sol, r2sol) -> dict:
             "max_alpha": float(sol.alpha.max())}
 
 
+def shifted_radius(crit: Criterion, C: float, kernel):
+    """(R̃², ∂R̃²/∂ln C, radius solution) of the enclosing ball with the kernel K + diag(1/C_i)
+    (Chung 1.8): ∂R̃²/∂ln C = −Σ_i (β_i − β_i²)/C_i at the optimal β (envelope theorem)."""
+    sol = crit.solve_radius(kernel, shift=crit.l2_shift(C))
+    b = sol.beta
+    if crit.weights is None:
+        return sol.r2, -(1.0 - float(b @ b)) / C, sol
+    return sol.r2, -float((b - b * b) @ crit.l2_shift(C)), sol
+
+
 class RadiusMarginL2(Criterion):
     """R̃²‖w̃‖² for the L2-SVM (Chung 1.8): both radius and margin use the kernel K + I/C."""
 
@@ -55,11 +65,7 @@ class RadiusMarginL2(Criterion):
 
     def _radius(self, C, kernel):
         """(R² term, its ∂/∂ln C, radius solution)."""
-        sol = self.solve_radius(kernel, shift=self.l2_shift(C))
-        b = sol.beta
-        if self.weights is None:
-            return sol.r2, -(1.0 - float(b @ b)) / C, sol
-        return sol.r2, -float((b - b * b) @ self.l2_shift(C)), sol
+        return shifted_radius(self, C, kernel)
 
     def _compute(self, C, kernel, need_grad):
         svm, (r2, dr2_dlogc, rad) = self.solve_svm_and_radius(

@@ -40,11 +40,12 @@ from ..kernels import Kernel
 from ..solvers.svm import check_loss
 from ..solvers.svr import SVRSolution, solve_svr_dual, svr_predict
 from .base import Criterion, _kernel_key
+from .radius_margin import shifted_radius
 from .reference import check_folds
-from .span import (HyperplaneSolver, _kernel_derivative_contraction, span_squared,
-                   span_sum_adjoint, span_weight_matrix)
+from .span import (HyperplaneSolver, _kernel_derivative_contraction, alpha_b_adjoint,
+                   span_squared, span_sum_adjoint, span_weight_matrix)
 
-__all__ = ["SVRCriterion", "SVRSpanBound", "SVRSpanEstimate", "SVRCrossValidation",
+__all__ = ["SVRCriterion", "SVRSpanBound", "SVRSpanEstimate", "SVRRadiusMargin", "SVRCrossValidation",
            "SVRLeaveOneOut", "check_targets", "kfolds"]
 
 
@@ -257,6 +258,47 @@ class SVRSpanEstimate(_SVRSpan):
         info = self._info(self._svm_prev, value)
         info["mae"] = float(np.sum(omega * np.abs(r))) / r.size
         return value, None, info
+
+
+class SVRRadiusMargin(_SVRSpan):
+    """Radius–margin bound of the L2-SVR's leave-one-out mean absolute error (Chang & Lin 2005):
+    the span of a support vector is at most the diameter 2R̃ of the points in the feature space
+    of K̃ = K + diag(1/C_i), so each LOO residual is at most ε + 4R̃²|β_p| and
+
+        V = ε + (4R̃²/l) Σ_i ω_i |β_i|,   ω = w/w̄.
+
+    Gradient: R̃² by the envelope theorem (``radius_margin.shifted_radius``, the radius QP's β
+    held fixed); Σ ω_p a_p (a = |β_SV|) through Chapelle's §6.3 system H (a, b) = (s∘z − ε, 0):
+    with u = H⁻¹ (4R̃²ω/l, 0), ∂/∂θ = −Σ_ij (u∘s)_i (a∘s)_j ∂K̃_ij/∂θ − ε Σu ∂ln ε/∂θ."""
+
+    name = "svr-rm-l2"
+    differentiable = True
+    needs_radius = True
+    formula = "eps + (4 R~^2 / l) sum_i |beta_i|, R~ the radius with K~ = K + I/C (L2-SVR)"
+    source = "Chang & Lin 2005 (radius-margin bound for L2-SVR); Chung et al. eq. 1.8"
+
+    def _compute(self, C, kernel, need_grad):
+        eps, n = self._epsilon, self.y.size
+        sol, sv, Kt, a, s, system = self._sv_system(C, kernel)
+        r2, dr2_dlogc, rad = shifted_radius(self, C, kernel)
+        omega = self.relative_weights()
+        total = float(np.sum(omega[sv] * a)) if sv.size else 0.0
+        value = eps + 4.0 * r2 * total / n
+        info = self._info(sol, value)
+        info.update(R2=r2, radius_n_iter=rad.n_iter, beta_sum=total)
+        if not need_grad:
+            return value, None, info
+        grad = np.zeros(self.n_params)
+        grad[:-1] = 4.0 * total / n * np.concatenate([[dr2_dlogc],
+                                                       self.radius_gradient(kernel, rad)])
+        grad[-1] = eps
+        if sv.size:
+            u = alpha_b_adjoint(Kt, s, 4.0 * r2 * omega[sv] / n, system=system)
+            us, as_ = u * s, a * s
+            grad[0] += float(np.sum(self.over_w(us * as_, sv))) / C   # ∂K̃_ii/∂ln C = −1/C_i
+            grad[1:-1] -= kernel.contract(self.X[sv], us, as_)
+            grad[-1] -= eps * float(np.sum(u))
+        return value, grad, info
 
 
 class _SVRHeldOut(SVRCriterion):
