@@ -102,13 +102,15 @@ class _DefaultSubsample:
 
 
 _DEFAULT_SUBSAMPLE = _DefaultSubsample()
-_SUBSAMPLE_OF = {"classification": 5000, "regression": 3000}
 
 
 def _tune_subsample(args, task: str = "classification"):
     """--tune-subsample for the estimator of ``task`` (its own default when not given)."""
     value = getattr(args, "tune_subsample", _DEFAULT_SUBSAMPLE)
-    return _SUBSAMPLE_OF[task] if isinstance(value, _DefaultSubsample) else value
+    if isinstance(value, _DefaultSubsample):
+        est = BoundSVR if task == "regression" else BoundSVC
+        return est().get_params()["tune_subsample"]
+    return value
 
 
 def _subsample_arg(text: str):
@@ -261,8 +263,8 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--svr", action="store_true",
                       help="regression: tune an epsilon-SVR (BoundSVR: C, kernel parameters and "
                            "epsilon) on real-valued labels instead of a classifier; criteria "
-                           "auto, svr-span, svr-span-exact, svr-cv, svr-loo; --test reports the "
-                           "test MSE, MAE and R^2; --model writes LIBSVM's epsilon_svr model "
+                           "auto, " + ", ".join(_criteria_of("regression")) + "; --test reports "
+                           "the test MSE, MAE and R^2; --model writes LIBSVM's epsilon_svr model "
                            "(with --scale its svm-scale range file, FILE.range). Not with "
                            "--class-weight, --plot or grid.py's options")
     tune.add_argument("--scale", action="store_true",
@@ -567,10 +569,14 @@ def check_svr_options(args) -> None:
                    "svr-cv --search annealing")
         raise ValueError(f"{option} cannot be used with --svr: {why}")
     if _criterion_task(args.criterion) == "classification":
-        valid = ", ".join(["auto"] + sorted(n for n, c in CRITERIA.items()
-                                            if c.task == "regression"))
+        valid = ", ".join(["auto"] + _criteria_of("regression"))
         raise ValueError(f"--criterion {args.criterion} is a classification criterion; with "
                          f"--svr use one of: {valid}")
+
+
+def _criteria_of(task: str) -> list:
+    """The names of the criteria of ``task`` ('classification', 'regression'), sorted."""
+    return sorted(n for n, c in CRITERIA.items() if c.task == task)
 
 
 def _criterion_task(name) -> str | None:

@@ -70,14 +70,9 @@ def span_text(v) -> str:
     return f"{a.size} values in [{a.min():.4g}, {a.max():.4g}]"
 
 
-def summary(r: dict) -> str:
-    what = f"{r['criterion']} bound"
-    if r["criterion"] == "auto":
-        sub = r.get("subsample")
-        what = ("bounds + cross-validation" if not sub else
-                f"bounds on {sub['search']} of {sub['of']} rows + hold-out validation")
-    lines = [f"svmbound: {what}, {r['loss'].upper()}-SVM, {r['kernel']} kernel",
-             f"  chosen   C = {r['C']:.6g} (ln C = {r['log_C']:.4f})"]
+def _kernel_lines(r: dict) -> list:
+    """The summary's lines of the chosen kernel parameters (σ², γ; ARD factors; degree)."""
+    lines = []
     if isinstance(r.get("sigma2"), list):
         lines.append(f"           sigma^2 = {span_text(r['sigma2'])} (one per feature/group)")
         top = np.argsort(r["scaling_factors"])[::-1][:10]
@@ -88,6 +83,18 @@ def summary(r: dict) -> str:
                      f"gamma = {r['gamma']:.6g}")
     if r.get("degree") is not None:
         lines.append(f"           degree = {r['degree']}, coef0 = {r['coef0']:.6g}")
+    return lines
+
+
+def summary(r: dict) -> str:
+    what = f"{r['criterion']} bound"
+    if r["criterion"] == "auto":
+        sub = r.get("subsample")
+        what = ("bounds + cross-validation" if not sub else
+                f"bounds on {sub['search']} of {sub['of']} rows + hold-out validation")
+    lines = [f"svmbound: {what}, {r['loss'].upper()}-SVM, {r['kernel']} kernel",
+             f"  chosen   C = {r['C']:.6g} (ln C = {r['log_C']:.4f})"]
+    lines += _kernel_lines(r)
     lines.append(f"  value    {r['value']:.6g}  ({r['message']})")
     if r.get("fallback"):
         fb = r["fallback"]
@@ -119,16 +126,7 @@ def regression_summary(r: dict) -> str:
                 f"span estimate on {sub['search']} of {sub['of']} rows + hold-out validation")
     lines = [f"svmbound: {what}, {r['loss'].upper()}-SVR (epsilon-SVR), {r['kernel']} kernel",
              f"  chosen   C = {r['C']:.6g} (ln C = {r['log_C']:.4f})"]
-    if isinstance(r.get("sigma2"), list):
-        lines.append(f"           sigma^2 = {span_text(r['sigma2'])} (one per feature/group)")
-        top = np.argsort(r["scaling_factors"])[::-1][:10]
-        lines.append("           largest scaling factors 1/sigma (feature: factor): " + ", ".join(
-            f"{k + 1}: {r['scaling_factors'][k]:.3g}" for k in top))
-    elif r.get("sigma2") is not None:
-        lines.append(f"           sigma^2 = {r['sigma2']:.6g} (ln sigma^2 = {r['log_sigma2']:.4f}), "
-                     f"gamma = {r['gamma']:.6g}")
-    if r.get("degree") is not None:
-        lines.append(f"           degree = {r['degree']}, coef0 = {r['coef0']:.6g}")
+    lines += _kernel_lines(r)
     lines.append(f"           epsilon = {r['epsilon']:.6g} (ln epsilon = {r['log_epsilon']:.4f})")
     lines.append(f"  value    {r['value']:.6g}  ({r['message']})")
     for p in r.get("problems", []):
@@ -194,6 +192,9 @@ def report_interrupted(est, args, out=None, t0=None, signal: str = "SIGINT") -> 
             report[k] = jsonable_floats(v)
         if params.get("sigma2") is not None:
             report["log_sigma2"] = jsonable_floats(np.log(params["sigma2"]))
+        if getattr(args, "svr", False):        # tune --svr: θ ends with ln ε
+            report.setdefault("epsilon", float(np.exp(x[-1])))
+            report["log_epsilon"] = float(x[-1])
         report["path"] = [{"x": [float(v) for v in p["x"]], "value": float(p["value"]),
                            "grad": None if p.get("grad") is None else [float(v) for v in p["grad"]],
                            "time_s": float(p.get("time_s", 0.0)),
