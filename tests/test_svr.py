@@ -192,3 +192,18 @@ def test_bound_svr_exports_to_svr_and_libsvm(loss, tmp_path):
     pred, _, _ = svm_predict(np.zeros(y.size), X.tolist(), svm_load_model(str(path)), "-q")
     np.testing.assert_allclose(pred, est.predict(X), rtol=1e-8, atol=1e-10)
 
+
+
+def test_bound_svr_log_and_resume(tmp_path):
+    """A logged BoundSVR fit stores its SVR solutions in the state file (no warning) and a
+    resumed run replays it to the same model."""
+    import warnings
+
+    X, y = _data(80)
+    log = tmp_path / "run.jsonl"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        a = BoundSVR(random_state=0, log_file=str(log)).fit(X, y)
+        b = BoundSVR(random_state=0, log_file=str(log), resume=True).fit(X, y)
+    assert a.best_params_ == b.best_params_
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))

@@ -32,6 +32,7 @@ from ..criteria.base import Evaluation
 from ..kernels import Kernel
 from ..solvers.radius import RadiusSolution
 from ..solvers.svm import DualSolution
+from ..solvers.svr import SVRSolution
 
 __all__ = ["StateFileError", "encode", "decode", "write_states", "read_states",
            "STATE_FORMAT", "STATE_VERSION"]
@@ -56,7 +57,7 @@ def _registry() -> dict:
     """name -> class of the objects a state may hold: every Kernel class, the dual and radius
     solutions and Evaluation. Looked up when used, so that a kernel class defined later
     (``kernels_ard``) is in it."""
-    classes = _subclasses(Kernel) | {DualSolution, RadiusSolution, Evaluation}
+    classes = _subclasses(Kernel) | {DualSolution, SVRSolution, RadiusSolution, Evaluation}
     return {f"{c.__module__}.{c.__qualname__}": c for c in classes}
 
 
