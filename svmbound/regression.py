@@ -13,7 +13,8 @@ solution's coefficients (``strategy.tune._coef_candidates``).
 The checks (reported in ``search_.problems``, a ``ModelWarning``): a model with no support
 vector predicts a constant (severe: the next candidate is tried); a training mean squared error
 at or above the targets' variance — no better than predicting their mean (severe); an unconverged
-final solve.
+final solve; a named criterion whose leave-one-out estimate at the model is no better than
+predicting the mean (vacuous).
 """
 
 from __future__ import annotations
@@ -47,14 +48,25 @@ def target_strata(z, n_bins: int = 10) -> np.ndarray:
     return np.searchsorted(edges, z, side="right")
 
 
-def regression_problems(z, prediction, converged: bool, weights=None) -> list[str]:
+def regression_problems(z, prediction, converged: bool, weights=None,
+                        estimate=None) -> list[str]:
     """The sentences of the module docstring's checks on a final model's training
-    predictions."""
+    predictions; ``estimate``: (name, metric 'mse' | 'mae', value) of a named criterion's
+    leave-one-out estimate at the model, vacuous when no better than predicting the mean."""
     problems = []
+    w = np.ones(z.size) if weights is None else weights
+    if estimate is not None:
+        name, metric, value = estimate
+        dev = z - np.average(z, weights=w)
+        trivial = float(np.average(dev ** 2 if metric == "mse" else np.abs(dev), weights=w))
+        if value is not None and np.isfinite(value) and value >= trivial > 0:
+            problems.append(f"the {name} criterion's estimate of the leave-one-out "
+                            f"{'mean squared' if metric == 'mse' else 'mean absolute'} error "
+                            f"({value:.4g}) is no better than predicting the mean "
+                            f"({trivial:.4g}): it certifies nothing")
     if np.ptp(prediction) == 0 and np.ptp(z) > 0:
         problems.append("the model predicts a constant (no support vector)")
     else:
-        w = np.ones(z.size) if weights is None else weights
         mean = np.average(z, weights=w)
         mse = float(np.average((z - prediction) ** 2, weights=w))
         var = float(np.average((z - mean) ** 2, weights=w))
@@ -156,7 +168,7 @@ class RegressionMachine:
         last = getattr(crit, "last", None)
         rate = None
         if last is not None and np.allclose(last.theta, theta):
-            rate = last.info.get("rate")
+            rate = (crit.name, getattr(crit, "metric", "mse").lower(), last.info.get("rate"))
         return prev, rate
 
     def train(self, theta, kernel0, prev=None, rate=None, warm_from=None) -> Trained:
@@ -177,7 +189,8 @@ class RegressionMachine:
             theta[0] = np.log(C)
             sol.C = C
             projected = True
-        problems = regression_problems(z, sol.training_prediction(z), sol.converged, weights)
+        problems = regression_problems(z, sol.training_prediction(z), sol.converged, weights,
+                                       rate)
         return Trained(theta, sol, problems, [], projected)
 
     def validation_at(self, kernel0):

@@ -207,3 +207,15 @@ def test_bound_svr_log_and_resume(tmp_path):
         b = BoundSVR(random_state=0, log_file=str(log), resume=True).fit(X, y)
     assert a.best_params_ == b.best_params_
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
+
+
+def test_vacuous_bound_and_constant_model_are_reported():
+    """A radius–margin search on pure noise: its estimate is no better than predicting the
+    mean, which the model checks report (search_.problems and a ModelWarning)."""
+    from svmbound.checks import ModelWarning
+
+    rng = np.random.RandomState(0)
+    X, y = rng.randn(60, 3), rng.randn(60)
+    with pytest.warns(ModelWarning, match="no better than predicting the mean"):
+        est = BoundSVR(criterion="svr-rm-l2", random_state=0).fit(X, y)
+    assert any("certifies nothing" in p for p in est.search_.problems)

@@ -80,6 +80,8 @@ class SVRCriterion(Criterion):
 
     loss = "l2"
     task = "regression"
+    #: what the value estimates: the leave-one-out 'MSE' (or 'MAE': the radius–margin bound)
+    metric = "MSE"
 
     check_labels = staticmethod(check_targets)
 
@@ -272,6 +274,7 @@ class SVRRadiusMargin(_SVRSpan):
     with u = H⁻¹ (4R̃²ω/l, 0), ∂/∂θ = −Σ_ij (u∘s)_i (a∘s)_j ∂K̃_ij/∂θ − ε Σu ∂ln ε/∂θ."""
 
     name = "svr-rm-l2"
+    metric = "MAE"
     differentiable = True
     needs_radius = True
     formula = "eps + (4 R~^2 / l) sum_i |beta_i|, R~ the radius with K~ = K + I/C (L2-SVR)"
@@ -307,7 +310,6 @@ class _SVRHeldOut(SVRCriterion):
     differentiable = False
     #: the value is an average error, not a count (the default strategy's report)
     counts_errors = False
-    metric = "MSE"
 
     def __init__(self, X, y, kernel, *, loss: str = "l2", **kw):
         super().__init__(X, y, kernel, **kw)
