@@ -9,7 +9,9 @@
   that cannot minimise it (the gradient searches, bfgs by default) it also implies grid.py's grid.
 * ``-out FILE``: grid.py's output, one line per evaluated grid point,
   ``log2c=… log2g=… rate=…`` with rate the cross-validation accuracy in percent (svm-train's
-  ``%g``); needs the cv-error criterion; ``-out null`` writes none (grid.py's).
+  ``%g``); needs the cv-error criterion; ``-out null`` writes none (grid.py's). Without
+  ``-out`` the grid search writes grid.py's default, ``<dataset file name>.out`` in the current
+  folder.
 * Grid options without ``-v`` run grid.py's default 5-fold cross-validation. On stdout (without
   ``--json``) grid.py's own lines follow the summary: ``[local] log2c log2g rate (best c=…,
   g=…, rate=…)`` per point and, last, ``best_c best_g best_rate``.
@@ -129,7 +131,7 @@ class GridPy:
     log2c: list | None        # grid.py's sequence of log2 C, None for null
     log2g: list | None        # grid.py's sequence of log2 gamma, None for null / no gamma
     folds: int | None         # -v
-    out: str | None           # -out
+    out: str | None           # -out (grid.py's default <dataset>.out), None for -out null
     grid: bool                # the grid search over the grid.py grid
 
     def ln_c_axis(self):
@@ -182,6 +184,11 @@ class GridPy:
             last = [str(2.0 ** float(v)) for v in best[:2] if v is not None] + [str(best[2])]
             out.append(" ".join(last))
         return out
+
+
+def default_out(train) -> str:
+    """grid.py's default ``-out``: ``<dataset file name>.out``, in the current folder."""
+    return f"{os.path.basename(os.fspath(train))}.out"
 
 
 def cv_rate(n_errors, n_samples) -> float:
@@ -311,6 +318,7 @@ def resolve(args) -> GridPy | None:
                          f"rbf kernel; use --kernel rbf or linear, not {args.kernel!r}")
     if args.folds is None and grid_opts and args.criterion == "auto":
         args.folds = DEFAULT_FOLDS      # grid.py's default: 5-fold cross-validation accuracy
+    out_given = args.gridpy_out is not None
     if args.gridpy_out == "null":       # grid.py's -out null: no output file
         args.gridpy_out = None
     if args.folds is not None:
@@ -330,6 +338,14 @@ def resolve(args) -> GridPy | None:
             raise ValueError(f"{', '.join(given)}: grid.py's options define a grid search; they "
                              f"cannot be combined with --search {args.search}")
         args.search = "grid"
+        if not out_given and args.criterion == "cv-error":
+            # grid.py's default output file: <dataset file name>.out in the current folder
+            args.gridpy_out = default_out(args.train)
+            try:
+                check_output_path(args.gridpy_out, "-out")
+            except ValueError as exc:
+                raise ValueError(f"{exc} (grid.py's default output file; -out FILE writes "
+                                 "elsewhere, -out null writes none)") from None
     if args.log2c == "null" and (args.log2g == "null" or args.kernel == "linear"):
         raise ValueError("-log2c and -log2g should not be null simultaneously (grid.py)")
     if args.kernel == "linear" and args.log2g not in (None, "null"):

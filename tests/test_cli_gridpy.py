@@ -37,6 +37,13 @@ def files(tmp_path_factory):
     return d, X[:80], y[:80], X[80:], y[80:]
 
 
+@pytest.fixture(autouse=True)
+def _in_tmp_path(tmp_path, monkeypatch):
+    """Every test runs in its own folder: grid.py's default output file (<dataset>.out in the
+    current folder) never lands in the repository."""
+    monkeypatch.chdir(tmp_path)
+
+
 def _args(argv):
     return build_parser().parse_args(fix_argv(["tune", "train.txt"] + argv))
 
@@ -350,3 +357,31 @@ def test_gridpy_defaults_stdout_and_out_null(files, capsys, tmp_path):
     report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert report["criterion"] == "cv-error" and len(report["path"]) == 9
 
+
+
+def test_default_out_file_is_the_dataset_name_dot_out(files, capsys, tmp_path):
+    """Without -out the grid search writes grid.py's default <dataset file name>.out in the
+    current folder, the lines -out FILE writes; -out null and a non-grid search write none."""
+    d = files[0]
+    argv = ["tune", str(d / "train.txt"), "-log2c", "-1,1,2", "-log2g", "-1,1,2", "-v", "2",
+            "--quiet"]
+    assert main(argv + ["-out", str(tmp_path / "given.out")]) == 0
+    capsys.readouterr()
+    assert main(argv) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    default = tmp_path / "train.txt.out"
+    assert default.read_text() == (tmp_path / "given.out").read_text()
+    rows = [LINE.match(line) for line in default.read_text().splitlines()]
+    assert len(rows) == 4 and all(rows)
+    assert float(out[-1].split()[-1]) == max(float(m["rate"]) for m in rows)
+    default.unlink()
+    assert main(argv + ["-out", "null"]) == 0
+    assert main(["tune", str(d / "train.txt"), "-v", "2", "--search", "annealing",
+                 "--max-epochs", "1", "--quiet", "--json"]) == 0
+    capsys.readouterr()
+    assert sorted(os.listdir(tmp_path)) == ["given.out"]
+    # a folder where the default cannot be written: the error says it is grid.py's default
+    os.mkdir(tmp_path / "train.txt.out")
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "-out train.txt.out is a folder" in err and "grid.py's default output file" in err
