@@ -15,6 +15,18 @@
 * Grid options without ``-v`` run grid.py's default 5-fold cross-validation. On stdout (without
   ``--json``) grid.py's own lines follow the summary: ``[local] log2c log2g rate (best c=…,
   g=…, rate=…)`` per point and, last, ``best_c best_g best_rate``.
+* ``-svmtrain PATH`` and ``-gnuplot PATH``: accepted, with a note that svmbound needs neither
+  (it trains the SVMs itself and draws ``-png`` with matplotlib); ``-gnuplot null`` silently.
+* svm-train's options, which grid.py passes on to svm-train, where they mean something here:
+  ``-s 0`` (C-SVC, the only type), ``-t 0|1|2`` (--kernel linear, poly, rbf), ``-d`` (the
+  polynomial degree), ``-m MB`` (--cache-size), ``-e EPS`` (--tol), ``-h 0|1`` (shrinking:
+  svmbound always shrinks, ``-h 0`` gets a note; ``-h`` alone still prints the help),
+  ``-b 0|1`` (``-b 1``: the final model with probability estimates, ``probability=True``),
+  ``-wi W`` (class_weight {label i: W}, C of class i times W) and ``-q`` (--quiet). The
+  others — ``-c``/``-g`` (use -log2c/-log2g, as grid.py says), ``-r``, ``-n``, ``-p``, other
+  svm types and the sigmoid/precomputed kernels — are errors naming the option. With class
+  weights the grid's rate is the weighted accuracy, 100·(1 − Σ w over the errors / Σ w), what
+  the cv-error criterion minimises (svm-train prints the plain accuracy).
 * With any of them the loss defaults to l1 (LIBSVM's C-SVC, what grid.py tunes).
 * ``--model FILE``: write the final model in LIBSVM's format (loss l1; rbf, linear or poly
   kernel), checked before the search runs.
@@ -22,7 +34,13 @@
   and the write by a temporary file and a rename, for every output file of ``tune``.
 
 argparse reads ``-log2c -5,15,2`` as two options; ``fix_argv`` joins such values
-(``-log2c=-5,15,2``) before parsing.
+(``-log2c=-5,15,2``) before parsing, and after ``tune`` turns svm-train's ``-h 0`` and ``-w1 2``
+(which argparse would take for the help and for ``-w`` with the value 1) into hidden options.
+
+``-b 1`` needs ``probability=True`` on the estimator ``cli.run_tune`` builds: :func:`apply`
+puts a subclass of ``cli.BoundSVC`` in its place for that one call (and :func:`finish`, or
+the next :func:`resolve` after an error, puts the class back); it acts only on the data
+:func:`apply` was given.
 """
 
 from __future__ import annotations
@@ -30,6 +48,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -46,6 +65,25 @@ DEFAULT_FOLDS = 5
 GRID_OPTIONS = ("-log2c", "-log2g")
 _GRADIENT_SEARCHES = ("bfgs", "lbfgsb", "projected-gradient")
 _LN2 = math.log(2.0)
+#: hidden options that ``fix_argv`` makes of svm-train's ``-h 0|1`` and ``-wi weight``
+SHRINKING_OPTION = "--svm-train-h"
+WEIGHT_OPTION = "--svm-train-w"
+_INT = re.compile(r"[+-]?\d+")
+_WEIGHT = re.compile(r"-w([+-]?\d+)")
+SVM_TYPES = {0: "C-SVC", 1: "nu-SVC", 2: "one-class SVM", 3: "epsilon-SVR", 4: "nu-SVR"}
+KERNEL_TYPES = {0: "linear", 1: "poly", 2: "rbf"}
+#: svm-train's options that svmbound refuses, and why
+REFUSED = {
+    "-c": "use -log2c and -log2g (grid.py); a fixed C is -log2c L,L,1 with L = log2(C)",
+    "-g": "use -log2c and -log2g (grid.py); a fixed gamma is -log2g L,L,1 with L = "
+          "log2(gamma)",
+    "-r": "svm-train's coef0 of the polynomial and sigmoid kernels; svmbound tunes the "
+          "polynomial kernel's c itself (--coef0 sets where its search starts)",
+    "-n": "svm-train's nu of nu-SVC, the one-class SVM and nu-SVR; grid.py's options tune "
+          "svm-train's C-SVC (-s 0)",
+    "-p": "svm-train's epsilon of epsilon-SVR; grid.py's options tune svm-train's C-SVC (-s 0) "
+          "(for regression use --svr, without grid.py's options)",
+}
 
 
 def _range_arg(text):
@@ -91,19 +129,61 @@ def add_options(p) -> None:
     g.add_argument("-v", type=_folds_arg, dest="folds", metavar="N",
                    help="N-fold cross-validation: --criterion cv-error with N folds (and "
                         "grid.py's grid unless --search annealing)")
-    g.add_argument("-out", dest="gridpy_out", metavar="FILE",
+    g.add_argument("-out", dest="gridpy_out", metavar="FILE|null",
                    help="grid.py's output: a line 'log2c=.. log2g=.. rate=..' per grid point, "
-                        "rate = cross-validation accuracy in percent")
+                        "rate = cross-validation accuracy in percent (default: the training "
+                        "file's name + '.out' in the current folder; null: none)")
+    g.add_argument("-svmtrain", dest="gridpy_svmtrain", metavar="PATH",
+                   help="accepted and ignored: svmbound trains the SVMs itself")
+    g.add_argument("-gnuplot", dest="gridpy_gnuplot", metavar="PATH|null",
+                   help="accepted and ignored: svmbound draws -png with matplotlib")
+    s = p.add_argument_group(
+        "svm-train options",
+        "LIBSVM svm-train's options (grid.py passes them on to svm-train) where they mean "
+        "something here. Also: -h 0|1 (shrinking; svmbound always shrinks, -h 0 is noted and "
+        "ignored; -h alone prints this help) and -wi W (C of class label i times W, "
+        "class_weight {i: W}, e.g. -w1 2 -w-1 0.5). -c, -g (use -log2c, -log2g), -r, -n, -p "
+        "and the svm types other than 0 are refused")
+    s.add_argument("-s", dest="svm_s", metavar="0", help="svm type: 0 (C-SVC) only")
+    s.add_argument("-t", dest="svm_t", metavar="0|1|2",
+                   help="kernel type: 0 linear, 1 polynomial, 2 rbf (--kernel); 3 (sigmoid) "
+                        "and 4 (precomputed) are not supported")
+    s.add_argument("-d", dest="svm_d", metavar="DEGREE",
+                   help="degree of the polynomial kernel -t 1 (--degree)")
+    s.add_argument("-m", dest="svm_m", metavar="MB", help="kernel cache in MB (--cache-size)")
+    s.add_argument("-e", dest="svm_e", metavar="EPS",
+                   help="solver tolerance, in [1e-14, 1] (--tol)")
+    s.add_argument("-b", dest="svm_b", metavar="0|1",
+                   help="1: the final model with probability estimates (Platt's sigmoid; "
+                        "--model writes probA/probB)")
+    s.add_argument("-q", dest="svm_q", action="store_true", help="quiet (--quiet)")
+    s.add_argument(SHRINKING_OPTION, dest="svm_h", help=argparse.SUPPRESS)
+    s.add_argument(WEIGHT_OPTION, dest="svm_w", action="append", help=argparse.SUPPRESS)
+    for option in REFUSED:
+        s.add_argument(option, dest=f"svm_{option[1]}", help=argparse.SUPPRESS)
     p.set_defaults(loss=None)
 
 
 def fix_argv(argv):
-    """``-log2c -5,15,2`` → ``-log2c=-5,15,2`` (argparse takes '-5,15,2' for an option)."""
+    """``-log2c -5,15,2`` → ``-log2c=-5,15,2`` (argparse takes '-5,15,2' for an option); after
+    ``tune``, svm-train's ``-h 0`` → ``--svm-train-h=0`` (``-h`` followed by anything but an
+    integer stays the help) and ``-w1 2`` → ``--svm-train-w=1,2`` (``-w-1 0.5`` too)."""
     out, i = [], 0
+    tune = argv.index("tune") if "tune" in argv else len(argv)
     while i < len(argv):
         a = argv[i]
-        if a in GRID_OPTIONS and i + 1 < len(argv) and argv[i + 1].startswith("-"):
-            out.append(f"{a}={argv[i + 1]}")
+        nxt = argv[i + 1] if i + 1 < len(argv) else None
+        if a in GRID_OPTIONS and nxt is not None and nxt.startswith("-"):
+            out.append(f"{a}={nxt}")
+            i += 2
+            continue
+        if i > tune and a == "-h" and nxt is not None and _INT.fullmatch(nxt):
+            out.append(f"{SHRINKING_OPTION}={nxt}")
+            i += 2
+            continue
+        m = _WEIGHT.fullmatch(a) if i > tune else None
+        if m:
+            out.append(f"{WEIGHT_OPTION}={m.group(1)},{'' if nxt is None else nxt}")
             i += 2
             continue
         out.append(a)
@@ -133,6 +213,7 @@ class GridPy:
     folds: int | None         # -v
     out: str | None           # -out (grid.py's default <dataset>.out), None for -out null
     grid: bool                # the grid search over the grid.py grid
+    weight_total: float | None = None   # Σ w of the rows with -wi class weights (else None)
 
     def ln_c_axis(self):
         """(begin, end, step) of ln C for ``--grid-log-c``."""
@@ -192,9 +273,12 @@ def default_out(train) -> str:
 
 
 def cv_rate(n_errors, n_samples) -> float:
-    """Cross-validation accuracy in percent as svm-train prints it (``%g``) and grid.py reads it."""
-    correct = n_samples - int(round(n_errors))
-    return float(f"{100.0 * correct / n_samples:g}")
+    """Cross-validation accuracy in percent as svm-train prints it (``%g``) and grid.py reads it.
+    With class weights ``n_errors`` is Σ w over the errors and ``n_samples`` Σ w (a weighted
+    accuracy)."""
+    if abs(n_errors - round(n_errors)) < 1e-9:
+        n_errors = round(n_errors)
+    return float(f"{100.0 * (n_samples - n_errors) / n_samples:g}")
 
 
 # -- output files (issue 29, item 11) ----------------------------------------------------------
@@ -295,14 +379,151 @@ def _umask() -> int:
     return mask
 
 
+def _number(option, text, what, low=None, high=None, integer=False):
+    """The value of an svm-train option, a ValueError naming it unless a number in [low, high]
+    (an integer with ``integer``)."""
+    try:
+        v = int(text) if integer else float(text)
+    except (TypeError, ValueError):
+        v = None
+    if v is None or not math.isfinite(v) or (low is not None and v < low) or (
+            high is not None and v > high):
+        raise ValueError(f"{option} {text}: expected {what}")
+    return v
+
+
+def _note(args, text) -> None:
+    if not args.quiet:
+        print(f"[svmbound] note: {text}", file=sys.stderr, flush=True)
+
+
+def _svm_train_options(args) -> list[str]:
+    """svm-train's options (module docstring) turned into tune options, or a ValueError naming
+    the first refused one. Returns the options given."""
+    given = []
+    if args.svm_q:
+        args.quiet = True
+        given.append("-q")
+    for option in REFUSED:
+        value = getattr(args, f"svm_{option[1]}", None)
+        if value is not None:
+            raise ValueError(f"svm-train option {option} {value} is not supported: "
+                             f"{REFUSED[option]}")
+    if args.svm_s is not None:
+        v = _number("-s", args.svm_s, "an svm type, 0 to 4", integer=True)
+        if v != 0:
+            kind = SVM_TYPES.get(v)
+            raise ValueError(
+                f"svm-train option -s {args.svm_s}"
+                + (f" ({kind})" if kind else "") + " is not supported: svmbound tunes "
+                "svm-train's C-SVC (-s 0)"
+                + (", the only svm type of grid.py's options; for regression use --svr "
+                   "(without grid.py's options)" if v in (3, 4) else ""))
+        given.append("-s")
+    if args.svm_t is not None:
+        v = _number("-t", args.svm_t, "a kernel type: 0 linear, 1 polynomial, 2 rbf",
+                    integer=True)
+        if v in (3, 4):
+            raise ValueError(f"svm-train option -t {args.svm_t} "
+                             f"({'sigmoid' if v == 3 else 'precomputed'} kernel) is not "
+                             "supported: svmbound tunes the linear (-t 0), polynomial (-t 1) "
+                             "and rbf (-t 2) kernels (and --kernel ard, ard-poly)")
+        if v not in KERNEL_TYPES:
+            raise ValueError(f"-t {args.svm_t}: expected a kernel type: 0 linear, 1 polynomial, "
+                             "2 rbf")
+        if args.kernel not in ("rbf", KERNEL_TYPES[v]):
+            raise ValueError(f"-t {args.svm_t} ({KERNEL_TYPES[v]}) and --kernel {args.kernel} "
+                             "disagree; give one of them")
+        args.kernel = KERNEL_TYPES[v]
+        given.append("-t")
+    if args.svm_d is not None:
+        if args.kernel != "poly":
+            raise ValueError(f"svm-train option -d {args.svm_d} sets the degree of the "
+                             f"polynomial kernel (-t 1); the {args.kernel} kernel has none")
+        args.degree = [_number("-d", args.svm_d, "a degree >= 1", low=1, integer=True)]
+        given.append("-d")
+    if args.svm_m is not None:
+        v = _number("-m", args.svm_m, "the kernel cache in MB, a number > 0", low=0.0)
+        if v <= 0:
+            raise ValueError(f"-m {args.svm_m}: expected the kernel cache in MB, a number > 0")
+        if args.cache_size not in ("auto", v):
+            raise ValueError(f"-m {args.svm_m} and --cache-size {args.cache_size:g} disagree; "
+                             "give one of them")
+        args.cache_size = v
+        given.append("-m")
+    if args.svm_e is not None:
+        args.tol = _number("-e", args.svm_e, "the stopping tolerance, a number in [1e-14, 1]",
+                           low=1e-14, high=1.0)
+        given.append("-e")
+    if args.svm_h is not None:
+        v = _number("-h", args.svm_h, "0 or 1 (shrinking heuristics)", 0, 1, integer=True)
+        if v == 0:
+            _note(args, "-h 0: svmbound's SMO solver always uses shrinking (svm-train's -h 1); "
+                        "ignored")
+        given.append("-h")
+    args.gridpy_probability = False
+    if args.svm_b is not None:
+        v = _number("-b", args.svm_b, "0 or 1 (probability estimates)", 0, 1, integer=True)
+        args.gridpy_probability = v == 1
+        given.append("-b")
+    args.gridpy_weights = None
+    if args.svm_w:
+        weights = {}
+        for text in args.svm_w:
+            label, _, value = text.partition(",")
+            option = f"-w{label}"
+            if not value:
+                raise ValueError(f"svm-train option {option} needs a weight (-w{label} W: C of "
+                                 f"class {label} times W)")
+            if int(label) in weights:
+                raise ValueError(f"{option} is given twice")
+            weights[int(label)] = _number(option, value, "a weight >= 0", low=0.0)
+        if getattr(args, "class_weight", None) is not None:
+            raise ValueError(f"-w{next(iter(weights))} and --class-weight "
+                             f"{args.class_weight} both set class weights; give one of them")
+        args.gridpy_weights = weights
+        given.append("-w")
+    return given
+
+
+def _tool_options(args) -> list[str]:
+    """grid.py's -svmtrain and -gnuplot: accepted, with one note."""
+    given = [o for o, v in (("-svmtrain", args.gridpy_svmtrain),
+                            ("-gnuplot", args.gridpy_gnuplot)) if v is not None]
+    noted = [o for o in given if not (o == "-gnuplot" and args.gridpy_gnuplot == "null")]
+    if noted:
+        _note(args, f"grid.py's {' and '.join(noted)} {'is' if len(noted) == 1 else 'are'} not "
+                    "needed: svmbound trains the SVMs itself and draws -png with matplotlib; "
+                    "ignored")
+    return given
+
+
+#: (option, attribute) of the options that only mean something for the classifier grid.py
+#: tunes, refused with --svr (``cli.SVR_REFUSED`` checks -log2c, -log2g, -v and -out)
+_NOT_WITH_SVR = (("-svmtrain", "gridpy_svmtrain"), ("-gnuplot", "gridpy_gnuplot"),
+                 ("-s", "svm_s"), ("-t", "svm_t"), ("-d", "svm_d"), ("-m", "svm_m"),
+                 ("-e", "svm_e"), ("-h", "svm_h"), ("-b", "svm_b"), ("-wi", "svm_w"),
+                 ("-c", "svm_c"), ("-g", "svm_g"), ("-r", "svm_r"), ("-n", "svm_n"),
+                 ("-p", "svm_p"), ("-q", "svm_q"))
+
+
 def resolve(args) -> GridPy | None:
     """Before loading the data: turn the grid.py options into tune options (loss, criterion,
     search) and check --model, so that a bad combination fails before the search. Returns the
     resolved grid.py options, or None when none was given."""
+    _uninstall()                        # an estimator class left behind by a failed run
+    if getattr(args, "svr", False):
+        for option, attr in _NOT_WITH_SVR:
+            if getattr(args, attr, None) not in (None, False):
+                raise ValueError(f"{option} cannot be used with --svr: it is an option of "
+                                 "LIBSVM's grid.py or svm-train, which svmbound takes for the "
+                                 "classifier grid.py tunes")
+    libsvm = _svm_train_options(args)
     given = [o for o, v in (("-log2c", args.log2c), ("-log2g", args.log2g), ("-v", args.folds),
                             ("-out", args.gridpy_out)) if v is not None]
+    given += _tool_options(args)
     if args.loss is None:
-        args.loss = "l1" if given else "l2"
+        args.loss = "l1" if given or libsvm else "l2"
     if args.model is not None:
         check_exportable(args.loss, args.kernel, with_scaling=True)
         check_output_path(args.model, "--model")
@@ -313,9 +534,13 @@ def resolve(args) -> GridPy | None:
     if not given:
         return None
     grid_opts = [o for o in given if o != "-v"]
-    if grid_opts and args.kernel not in ("rbf", "linear"):
-        raise ValueError(f"{', '.join(grid_opts)}: grid.py's grid is over C and the gamma of the "
-                         f"rbf kernel; use --kernel rbf or linear, not {args.kernel!r}")
+    grid = bool(grid_opts) or args.search in _GRADIENT_SEARCHES or args.search == "grid"
+    if grid and args.kernel not in ("rbf", "linear"):
+        raise ValueError(f"{', '.join(grid_opts or given)}: grid.py's grid is over C and the "
+                         f"gamma of the rbf kernel; use --kernel rbf or linear (-t 2 or -t 0), "
+                         f"not {args.kernel!r}"
+                         + ("" if grid_opts else " (or -v N --search annealing: the "
+                            "cross-validation error over its parameters)"))
     if args.folds is None and grid_opts and args.criterion == "auto":
         args.folds = DEFAULT_FOLDS      # grid.py's default: 5-fold cross-validation accuracy
     out_given = args.gridpy_out is not None
@@ -332,7 +557,6 @@ def resolve(args) -> GridPy | None:
             raise ValueError("-out writes grid.py's lines with rate = cross-validation accuracy; "
                              "give -v N (grid.py's default is -v 5) or --criterion cv-error")
         check_output_path(args.gridpy_out, "-out")
-    grid = bool(grid_opts) or args.search in _GRADIENT_SEARCHES or args.search == "grid"
     if grid:
         if args.search not in ("bfgs", "grid"):
             raise ValueError(f"{', '.join(given)}: grid.py's options define a grid search; they "
@@ -357,15 +581,75 @@ def resolve(args) -> GridPy | None:
 
 
 def apply(gp: GridPy | None, args, X, y) -> None:
-    """After loading the data: the grid axes (γ = 1/features needs X) and the integer labels
-    a LIBSVM model file needs — still before the search."""
+    """After loading the data: the grid axes (γ = 1/features needs X), the integer labels
+    a LIBSVM model file needs, the class weights of -wi and the estimator of -b 1 — still
+    before the search."""
+    labels = np.unique(y)
     if args.model is not None:
-        check_int_labels(np.unique(y))
+        check_int_labels(labels)
+    weights = getattr(args, "gridpy_weights", None)
+    if weights:
+        known = {}
+        for label, w in weights.items():
+            match = labels[labels == label]
+            if match.size:
+                known[match[0].item()] = w
+            else:                       # svm-train warns and goes on
+                print(f"svmbound: warning: -w{label}: class label {label} is not in the "
+                      f"training data; ignored (as svm-train)", file=sys.stderr, flush=True)
+        args.class_weight = known or None
+        if gp is not None and known:    # the rate of the grid: out of the summed weights
+            gp.weight_total = float(sum(known.get(v.item(), 1.0) * np.count_nonzero(y == v)
+                                        for v in labels))
+    if getattr(args, "gridpy_probability", False):
+        _install(_Hook(X, probability=True))
     if gp is None or not gp.grid:
         return
     args.grid_log_c = list(gp.ln_c_axis())
     if args.kernel == "rbf":
         args.grid_log_sigma2 = list(gp.ln_sigma2_axis(X.shape[1]))
+
+
+# -- the estimator of run_tune (-b 1, -resume) --------------------------------------------------
+@dataclass
+class _Hook:
+    """What grid.py's and svm-train's options change in the estimator ``cli.run_tune`` fits on
+    the data ``X`` (that very object)."""
+
+    X: object
+    probability: bool = False
+
+
+#: (module, the class it held) while a hooked estimator class is in ``cli.BoundSVC``
+_INSTALLED: list = []
+
+
+def _estimator_class(base, hook: _Hook):
+    """A subclass of ``base`` (BoundSVC) that applies ``hook`` when it fits ``hook.X``."""
+
+    class Hooked(base):
+        def fit(self, X, y, *args, **kwargs):
+            if X is hook.X and hook.probability:
+                self.probability = True
+            return super().fit(X, y, *args, **kwargs)
+
+    Hooked.__name__, Hooked.__qualname__ = base.__name__, base.__qualname__
+    Hooked.__doc__ = base.__doc__
+    return Hooked
+
+
+def _install(hook: _Hook) -> None:
+    from . import cli
+
+    _uninstall()
+    _INSTALLED.append((cli, cli.BoundSVC))
+    cli.BoundSVC = _estimator_class(cli.BoundSVC, hook)
+
+
+def _uninstall() -> None:
+    while _INSTALLED:
+        module, cls = _INSTALLED.pop()
+        module.BoundSVC = cls
 
 
 def finish(gp: GridPy | None, report: dict, n_samples: int, err=None, quiet=False,
@@ -374,10 +658,11 @@ def finish(gp: GridPy | None, report: dict, n_samples: int, err=None, quiet=Fals
     report went out as JSON, grid.py's own stdout: a ``[local] log2c log2g rate (best c=…,
     g=…, rate=…)`` line per point and last ``best_c best_g best_rate`` (what ``| tail -1``
     scripts read)."""
+    _uninstall()
     if gp is None or not gp.grid or report.get("criterion") != "cv-error":
         return
     err = sys.stderr if err is None else err
-    lines = gp.lines(report["path"], n_samples)
+    lines = gp.lines(report["path"], gp.weight_total or n_samples)
     if gp.out is not None:
         write_text_atomic(gp.out, "-out", "".join(line + "\n" for line in lines))
     if not as_json:

@@ -385,3 +385,146 @@ def test_default_out_file_is_the_dataset_name_dot_out(files, capsys, tmp_path):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "-out train.txt.out is a folder" in err and "grid.py's default output file" in err
+
+
+# -- svm-train's options (as grid.py passes them on) and grid.py's -svmtrain/-gnuplot ----------
+TINY = ["-log2c", "0,0,1", "-log2g", "-1,-1,1", "-v", "2"]
+
+
+@pytest.fixture()
+def fitted(monkeypatch):
+    """The parameters of every estimator the CLI fits (BoundSVC.fit wrapped; it still fits)."""
+    seen = []
+    real = cli.BoundSVC.fit
+
+    def fit(self, X, y, *a, **kw):
+        seen.append(self.get_params())
+        return real(self, X, y, *a, **kw)
+
+    monkeypatch.setattr(cli.BoundSVC, "fit", fit)
+    return seen
+
+
+def test_svm_train_options_reach_the_estimator(files, capsys, tmp_path, fitted):
+    """-m (cache MB), -e (tolerance), -b 1 (probability=True: the model file has probA/probB),
+    -wi (class_weight {label i: weight}; an unknown label is warned about and ignored, as
+    svm-train), -s 0, -h 1 and -q (quiet) on the estimator of the grid search."""
+    d, _, y, _, _ = files
+    model = tmp_path / "m.txt"
+    assert main(["tune", str(d / "train.txt")] + TINY + [
+        "-s", "0", "-m", "50", "-e", "0.001", "-b", "1", "-h", "1", "-w1", "2", "-w-1", "0.5",
+        "-w7", "3", "-q", "--model", str(model), "--json"]) == 0
+    cap = capsys.readouterr()
+    r = json.loads(cap.out)
+    (p,) = fitted
+    assert (p["cache_size"], p["tol"], p["probability"]) == (50.0, 0.001, True)
+    assert p["class_weight"] == {1.0: 2.0, -1.0: 0.5}
+    assert r["class_weight"] == {"-1.0": 0.5, "1.0": 2.0}
+    assert (r["loss"], r["criterion"], r["kernel"]) == ("l1", "cv-error", "rbf")
+    text = model.read_text()
+    assert "probA" in text and "probB" in text
+    assert "-w7: class label 7 is not in the training data; ignored" in cap.err
+    assert "[svmbound]" not in cap.err                          # -q: quiet
+    # the rate of the grid is the weighted accuracy, out of sum w = 2 n(+1) + 0.5 n(-1)
+    total = 2.0 * np.sum(y == 1) + 0.5 * np.sum(y == -1)
+    (line,) = (tmp_path / "train.txt.out").read_text().splitlines()
+    assert float(LINE.match(line)["rate"]) == float(f"{100 * (total - r['value']) / total:g}")
+    # without -b 1 the next fit has no probabilities, and BoundSVC is BoundSVC again
+    fitted.clear()
+    assert main(["tune", str(d / "train.txt")] + TINY + ["--quiet", "--json"]) == 0
+    assert fitted[0]["probability"] is False and fitted[0]["class_weight"] is None
+    assert cli.BoundSVC is BoundSVC
+    # a run that fails between apply and the fit leaves its class; the next run removes it
+    bad = tmp_path / "bad_test.txt"
+    bad.write_text("5 1:0.5\n")
+    assert main(["tune", str(d / "train.txt"), "--test", str(bad), "-b", "1", "--quiet"]
+                + TINY) == 2
+    assert "svmbound: error" in capsys.readouterr().err
+    fitted.clear()
+    assert main(["tune", str(d / "train.txt"), "--quiet", "--json"] + TINY) == 0
+    assert fitted[0]["probability"] is False and cli.BoundSVC is BoundSVC
+
+
+@pytest.mark.parametrize("t, kernel, extra", [
+    ("0", "linear", ["-log2c", "-1,1,2", "-v", "2"]),
+    ("2", "rbf", TINY),
+    ("1", "poly", ["-d", "2", "-v", "2", "--search", "annealing", "--max-epochs", "1"]),
+])
+def test_kernel_type_option(files, capsys, fitted, t, kernel, extra):
+    """-t 0|1|2: the linear, polynomial, rbf kernel (-d: the polynomial degree); the
+    polynomial kernel has no gamma, so it is tuned by -v with the annealing search."""
+    assert main(["tune", str(files[0] / "train.txt"), "-t", t, "--quiet", "--json"]
+                + extra) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["kernel"] == kernel == fitted[0]["kernel"]
+    if kernel == "poly":
+        assert r["degree"] == 2 and r["criterion"] == "cv-error"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["-t", "3"], "svm-train option -t 3 (sigmoid kernel) is not supported"),
+    (["-t", "4"], "svm-train option -t 4 (precomputed kernel) is not supported"),
+    (["-t", "9"], "-t 9: expected a kernel type"),
+    (["-t", "0", "--kernel", "poly"], "-t 0 (linear) and --kernel poly disagree"),
+    (["-t", "1", "-v", "3"], "-v: grid.py's grid is over C and the gamma of the rbf kernel"),
+    (["-s", "3"], "svm-train option -s 3 (epsilon-SVR) is not supported"),
+    (["-s", "1"], "svm-train option -s 1 (nu-SVC) is not supported"),
+    (["-c", "8"], "svm-train option -c 8 is not supported: use -log2c and -log2g"),
+    (["-g", "0.5"], "svm-train option -g 0.5 is not supported: use -log2c and -log2g"),
+    (["-r", "1"], "svm-train option -r 1 is not supported"),
+    (["-n", "0.5"], "svm-train option -n 0.5 is not supported"),
+    (["-p", "0.1"], "svm-train option -p 0.1 is not supported"),
+    (["-d", "3"], "svm-train option -d 3 sets the degree of the polynomial kernel (-t 1)"),
+    (["-m", "0"], "-m 0: expected the kernel cache in MB"),
+    (["-m", "100", "--cache-size", "50"], "-m 100 and --cache-size 50 disagree"),
+    (["-e", "2"], "-e 2: expected the stopping tolerance"),
+    (["-h", "2"], "-h 2: expected 0 or 1"),
+    (["-b", "2"], "-b 2: expected 0 or 1"),
+    (["-w1"], "svm-train option -w1 needs a weight"),
+    (["-w1", "-2"], "-w1 -2: expected a weight >= 0"),
+    (["-w1", "2", "-w1", "3"], "-w1 is given twice"),
+    (["-w1", "2", "--class-weight", "balanced"], "-w1 and --class-weight balanced"),
+])
+def test_svm_train_options_that_mean_nothing_here_are_errors(files, capsys, monkeypatch, argv,
+                                                             message):
+    _no_search(monkeypatch)
+    assert main(["tune", str(files[0] / "train.txt"), "--quiet"] + argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("svmbound: error: ") and message in err, err
+
+
+def test_gridpy_and_svm_train_options_are_refused_with_svr(files, capsys, monkeypatch):
+    _no_search(monkeypatch)
+    for argv, option in ((["-t", "0"], "-t"), (["-b", "1"], "-b"), (["-w1", "2"], "-wi"),
+                         (["-svmtrain", "x"], "-svmtrain"), (["-q"], "-q")):
+        assert main(["tune", str(files[0] / "frac.txt"), "--svr"] + argv) == 2
+        assert f"svmbound: error: {option} cannot be used with --svr" in capsys.readouterr().err
+
+
+def test_h_0_is_svm_train_shrinking_and_runs_the_tuning(files, capsys):
+    """-h 0 (svm-train: no shrinking) is accepted with one note and the tuning runs; -h alone is
+    still the help."""
+    assert main(["tune", str(files[0] / "train.txt"), "-h", "0"] + TINY) == 0
+    cap = capsys.readouterr()
+    assert cap.err.count("-h 0: svmbound's SMO solver always uses shrinking") == 1
+    best_c, best_g, rate = map(float, cap.out.strip().splitlines()[-1].split())
+    assert (best_c, best_g) == (1.0, 0.5) and 0 < rate <= 100
+    assert main(["tune", str(files[0] / "train.txt"), "-h", "1", "--quiet"] + TINY) == 0
+    assert "note" not in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["tune", str(files[0] / "train.txt"), "-h"])
+    assert exc.value.code == 0 and "svm-train options" in capsys.readouterr().out
+
+
+def test_svmtrain_and_gnuplot_are_accepted_with_one_note(files, capsys):
+    train = str(files[0] / "train.txt")
+    assert main(["tune", train, "-svmtrain", "/no/svm-train", "-gnuplot", "/usr/bin/gnuplot"]
+                + TINY) == 0
+    cap = capsys.readouterr()
+    assert cap.err.count("note:") == 1
+    assert "grid.py's -svmtrain and -gnuplot are not needed" in cap.err
+    assert len(cap.out.strip().splitlines()[-1].split()) == 3
+    assert main(["tune", train, "-gnuplot", "null"] + TINY) == 0
+    assert "note" not in capsys.readouterr().err
+    assert main(["tune", train, "-gnuplot", "/usr/bin/gnuplot"] + TINY) == 0
+    assert "grid.py's -gnuplot is not needed" in capsys.readouterr().err
