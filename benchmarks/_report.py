@@ -87,3 +87,23 @@ def data_root(data=None):
     except FileNotFoundError as exc:
         print(f"benchmark data not found: {exc}", file=sys.stderr)
         return None
+
+
+def git_commit() -> str:
+    """``git rev-parse --short HEAD`` of the repository holding this folder, or 'unknown'."""
+    import subprocess
+
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, check=True, cwd=Path(__file__).resolve().parent
+                              ).stdout.strip() or "unknown"
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def gmean(values) -> float:
+    """Geometric mean of the positive finite values (nan when there are none)."""
+    import math
+
+    v = [x for x in values if x > 0 and math.isfinite(x)]
+    return math.exp(sum(math.log(x) for x in v) / len(v)) if v else float("nan")
