@@ -15,6 +15,15 @@
 * Grid options without ``-v`` run grid.py's default 5-fold cross-validation. On stdout (without
   ``--json``) grid.py's own lines follow the summary: ``[local] log2c log2g rate (best c=…,
   g=…, rate=…)`` per point and, last, ``best_c best_g best_rate``.
+* ``-resume [FILE]`` (default ``<dataset file name>.out``): grid.py's resumption. The points
+  of FILE (its ``log2c=… log2g=… rate=…`` lines, read as grid.py reads them) are not trained
+  again: the grid search's cv-error criterion answers them from the file (the estimator's
+  run control wraps it, see below), so their rates take part in the best choice; the points
+  evaluated are appended to the -out file; stdout lists the file's points as ``[resumed] …``
+  first, as grid.py does. A point of FILE outside the grid counts for the last line (grid.py)
+  but the model is trained at the grid's best (a note says so). -out is written when the
+  search ends, so a killed run leaves nothing to resume from: svmbound's own --log/--resume
+  (not combined with -resume) resume a killed search.
 * ``-svmtrain PATH`` and ``-gnuplot PATH``: accepted, with a note that svmbound needs neither
   (it trains the SVMs itself and draws ``-png`` with matplotlib); ``-gnuplot null`` silently.
 * svm-train's options, which grid.py passes on to svm-train, where they mean something here:
@@ -37,10 +46,11 @@ argparse reads ``-log2c -5,15,2`` as two options; ``fix_argv`` joins such values
 (``-log2c=-5,15,2``) before parsing, and after ``tune`` turns svm-train's ``-h 0`` and ``-w1 2``
 (which argparse would take for the help and for ``-w`` with the value 1) into hidden options.
 
-``-b 1`` needs ``probability=True`` on the estimator ``cli.run_tune`` builds: :func:`apply`
-puts a subclass of ``cli.BoundSVC`` in its place for that one call (and :func:`finish`, or
-the next :func:`resolve` after an error, puts the class back); it acts only on the data
-:func:`apply` was given.
+``-b 1`` needs ``probability=True``, and -resume a criterion answered from the file, on the
+estimator ``cli.run_tune`` builds: :func:`apply` puts a subclass of ``cli.BoundSVC`` in its
+place for that one call (and :func:`finish`, or the next :func:`resolve` after an error, puts
+the class back); it acts only on the data :func:`apply` was given. (A hook in ``run_tune``
+that takes the estimator's extra parameters would do without the swap.)
 """
 
 from __future__ import annotations
@@ -51,11 +61,12 @@ import os
 import re
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from .criteria.base import Evaluation
 from .export import check_exportable, check_int_labels, range_path_of
 
 #: grid.py's defaults (LIBSVM tools/grid.py).
@@ -133,6 +144,14 @@ def add_options(p) -> None:
                    help="grid.py's output: a line 'log2c=.. log2g=.. rate=..' per grid point, "
                         "rate = cross-validation accuracy in percent (default: the training "
                         "file's name + '.out' in the current folder; null: none)")
+    g.add_argument("-resume", dest="gridpy_resume", nargs="?", const="", metavar="FILE",
+                   help="resume from grid.py's output FILE (default: the training file's name "
+                        "+ '.out'): its points are not trained again, their rates take part in "
+                        "the best choice, the new points are appended to the -out file")
+    g.add_argument("-png", dest="gridpy_png", metavar="FILE",
+                   help="contour map of the cross-validation accuracy over log2(C) and "
+                        "log2(gamma) with the best point (a PNG drawn by matplotlib; grid.py's "
+                        "gnuplot map)")
     g.add_argument("-svmtrain", dest="gridpy_svmtrain", metavar="PATH",
                    help="accepted and ignored: svmbound trains the SVMs itself")
     g.add_argument("-gnuplot", dest="gridpy_gnuplot", metavar="PATH|null",
@@ -214,6 +233,12 @@ class GridPy:
     out: str | None           # -out (grid.py's default <dataset>.out), None for -out null
     grid: bool                # the grid search over the grid.py grid
     weight_total: float | None = None   # Σ w of the rows with -wi class weights (else None)
+    resume: str | None = None           # -resume's file
+    #: -resume: the file's points {(log2c, log2g): rate} in its order (None for a null axis)
+    resumed: dict = field(default_factory=dict)
+    n_samples: int | None = None        # rows of the training data (set by ``apply``)
+    png: str | None = None              # -png
+    title: str = ""                     # the training file's name (grid.py's plot title)
 
     def ln_c_axis(self):
         """(begin, end, step) of ln C for ``--grid-log-c``."""
@@ -231,40 +256,105 @@ class GridPy:
         step = (self.log2g[1] - self.log2g[0]) if len(self.log2g) > 1 else -1.0
         return (-(self.log2g[0] + 1.0) * _LN2, -(self.log2g[-1] + 1.0) * _LN2, -step * _LN2)
 
+    def point(self, x):
+        """(log2c, log2g) of the grid point x = (ln C[, ln σ²]) (None for a null axis), or
+        None when x is not a point of the grid."""
+        key = []
+        for values, k, axis in ((self.log2c, 0, self.ln_c_axis),
+                                (self.log2g, 1, self.ln_sigma2_axis)):
+            if values is None:
+                key.append(None)
+                continue
+            begin, _, step = axis()
+            i = int(round((x[k] - begin) / step))
+            if not 0 <= i < len(values) or abs(begin + i * step - x[k]) > 1e-6 * abs(step):
+                return None
+            key.append(values[i])
+        return tuple(key)
+
     def lines(self, path, n_samples) -> list[str]:
         """grid.py's output lines for the evaluated points of a grid search (``path``: the
         search result's path, x = (ln C[, ln σ²]), value = number of CV errors)."""
         out = []
-        ln_c0, _, ln_cs = self.ln_c_axis()
         for p in path:
-            text = ""
-            if self.log2c is not None:
-                text += f"log2c={self.log2c[int(round((p['x'][0] - ln_c0) / ln_cs))]} "
-            if self.log2g is not None:
-                ln_s0, _, ln_ss = self.ln_sigma2_axis()
-                text += f"log2g={self.log2g[int(round((p['x'][1] - ln_s0) / ln_ss))]} "
-            out.append(text + f"rate={cv_rate(p['value'], n_samples)}")
+            c, g = self.point(p["x"])
+            out.append(_line(c, g, cv_rate(p["value"], n_samples)))
         return out
 
-    def local_lines(self, lines) -> list[str]:
-        """grid.py's stdout for the ``-out`` lines ``lines``: per point ``[local] log2c log2g rate
-        (best c=…, g=…, rate=…)``, the best so far (the first of equal rates, as grid.py), then
-        ``best_c best_g best_rate`` with c = 2^log2c and g = 2^log2g."""
+    def total(self) -> float:
+        """What the CV errors are counted out of: the rows, or Σ w with class weights."""
+        return self.n_samples if self.weight_total is None else self.weight_total
+
+    def resumed_rate(self, key):
+        """The rate -resume's file gives the point ``key`` (log2c, log2g), or None."""
+        return _resumed_lookup(self.resumed).get(_rounded(key))
+
+    def known_value(self, theta):
+        """The criterion value (number of CV errors, Σ w over them with class weights) at the
+        grid point θ from -resume's file, or None when the file does not have the point."""
+        key = self.point(np.asarray(theta, dtype=float))
+        rate = None if key is None else self.resumed_rate(key)
+        if rate is None:
+            return None
+        errors = self.total() * (100.0 - rate) / 100.0
+        return float(round(errors)) if self.weight_total is None else errors
+
+    def stdout_lines(self, entries, chosen) -> tuple[list[str], tuple | None]:
+        """grid.py's stdout for ``entries`` [(worker, log2c, log2g, rate)]: per point
+        ``[worker] log2c log2g rate (best c=…, g=…, rate=…)`` with the best so far — the first
+        of the largest rate, or the search's ``chosen`` (log2c, log2g) among equal rates, so
+        that the best is the point the model was trained at — then ``best_c best_g
+        best_rate`` with c = 2^log2c and g = 2^log2g. Returns (the lines, the best
+        (log2c, log2g, rate))."""
         out, best = [], None
-        for line in lines:
-            fields = dict(f.split("=") for f in line.split())
-            c, g, rate = fields.get("log2c"), fields.get("log2g"), float(fields["rate"])
-            if best is None or rate > best[2]:
+        for worker, c, g, rate in entries:
+            if best is None or rate > best[2] or (rate == best[2] and (c, g) == chosen):
                 best = (c, g, rate)
-            shown = [v for v in (c, g) if v is not None]
-            best_txt = ", ".join([f"c={2.0 ** float(best[0])}"] * (best[0] is not None)
-                                 + [f"g={2.0 ** float(best[1])}"] * (best[1] is not None)
-                                 + [f"rate={best[2]}"])
-            out.append(f"[local] {' '.join(shown)} {rate} (best {best_txt})")
+            shown = [str(v) for v in (c, g) if v is not None]
+            best_txt = ", ".join([f"{n}={2.0 ** v}" for n, v in zip("cg", best[:2])
+                                  if v is not None] + [f"rate={best[2]}"])
+            out.append(f"[{worker}] {' '.join(shown)} {rate} (best {best_txt})")
         if best is not None:
-            last = [str(2.0 ** float(v)) for v in best[:2] if v is not None] + [str(best[2])]
+            last = [str(2.0 ** v) for v in best[:2] if v is not None] + [str(best[2])]
             out.append(" ".join(last))
-        return out
+        return out, best
+
+
+def _line(c, g, rate) -> str:
+    """grid.py's output line of one point."""
+    return (f"log2c={c} " * (c is not None) + f"log2g={g} " * (g is not None)
+            + f"rate={rate}")
+
+
+def _rounded(key):
+    return tuple(None if v is None else round(float(v), 9) for v in key)
+
+
+def _resumed_lookup(resumed: dict) -> dict:
+    return {_rounded(k): v for k, v in resumed.items()}
+
+
+def read_resume_file(path) -> dict:
+    """grid.py's reading of a -resume file: {(log2c, log2g): rate} from every line with a
+    ``rate=``; a point given twice keeps its first place and its last rate (grid.py's dict)."""
+    found = {}
+    try:
+        with open(path, encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                rate = re.findall(r"rate=([0-9.]+)", line)
+                if not rate:
+                    continue
+                c = re.findall(r"log2c=([0-9.-]+)", line)
+                g = re.findall(r"log2g=([0-9.-]+)", line)
+                try:
+                    key = (float(c[0]) if c else None, float(g[0]) if g else None)
+                    found[key] = float(rate[0])
+                except ValueError:
+                    raise ValueError(f"-resume {path}: cannot read the line {line.strip()!r} "
+                                     "(grid.py's 'log2c=.. log2g=.. rate=..')") from None
+    except OSError as exc:
+        raise ValueError(f"-resume {path}: cannot read it ({exc.strerror or exc})") from None
+    return found
 
 
 def default_out(train) -> str:
@@ -500,7 +590,8 @@ def _tool_options(args) -> list[str]:
 
 #: (option, attribute) of the options that only mean something for the classifier grid.py
 #: tunes, refused with --svr (``cli.SVR_REFUSED`` checks -log2c, -log2g, -v and -out)
-_NOT_WITH_SVR = (("-svmtrain", "gridpy_svmtrain"), ("-gnuplot", "gridpy_gnuplot"),
+_NOT_WITH_SVR = (("-resume", "gridpy_resume"), ("-png", "gridpy_png"),
+                 ("-svmtrain", "gridpy_svmtrain"), ("-gnuplot", "gridpy_gnuplot"),
                  ("-s", "svm_s"), ("-t", "svm_t"), ("-d", "svm_d"), ("-m", "svm_m"),
                  ("-e", "svm_e"), ("-h", "svm_h"), ("-b", "svm_b"), ("-wi", "svm_w"),
                  ("-c", "svm_c"), ("-g", "svm_g"), ("-r", "svm_r"), ("-n", "svm_n"),
@@ -520,7 +611,8 @@ def resolve(args) -> GridPy | None:
                                  "classifier grid.py tunes")
     libsvm = _svm_train_options(args)
     given = [o for o, v in (("-log2c", args.log2c), ("-log2g", args.log2g), ("-v", args.folds),
-                            ("-out", args.gridpy_out)) if v is not None]
+                            ("-out", args.gridpy_out), ("-resume", args.gridpy_resume),
+                            ("-png", args.gridpy_png)) if v is not None]
     given += _tool_options(args)
     if args.loss is None:
         args.loss = "l1" if given or libsvm else "l2"
@@ -577,7 +669,23 @@ def resolve(args) -> GridPy | None:
     log2c = None if args.log2c == "null" else grid_values(*(args.log2c or DEFAULT_LOG2C))
     log2g = (None if args.log2g == "null" or args.kernel == "linear"
              else grid_values(*(args.log2g or DEFAULT_LOG2G)))
-    return GridPy(log2c=log2c, log2g=log2g, folds=args.folds, out=args.gridpy_out, grid=grid)
+    gp = GridPy(log2c=log2c, log2g=log2g, folds=args.folds, out=args.gridpy_out, grid=grid,
+                title=os.path.basename(os.fspath(args.train)))
+    if args.gridpy_resume is not None:
+        if not grid or args.criterion != "cv-error":
+            raise ValueError("-resume continues grid.py's grid of the cross-validation "
+                             "accuracy; it cannot be combined with "
+                             + (f"--search {args.search}" if not grid
+                                else f"--criterion {args.criterion}"))
+        for option in ("--log", "--resume"):
+            if getattr(args, option[2:], None) is not None:
+                raise ValueError(f"-resume (grid.py's output file) and {option} (svmbound's "
+                                 "search log) both resume a run; give one of them")
+        gp.resume = args.gridpy_resume or default_out(args.train)
+        if not os.path.isfile(gp.resume):
+            raise ValueError(f"-resume {gp.resume}: file for resumption not found (grid.py)")
+        gp.resumed = read_resume_file(gp.resume)
+    return gp
 
 
 def apply(gp: GridPy | None, args, X, y) -> None:
@@ -601,8 +709,14 @@ def apply(gp: GridPy | None, args, X, y) -> None:
         if gp is not None and known:    # the rate of the grid: out of the summed weights
             gp.weight_total = float(sum(known.get(v.item(), 1.0) * np.count_nonzero(y == v)
                                         for v in labels))
-    if getattr(args, "gridpy_probability", False):
-        _install(_Hook(X, probability=True))
+    if gp is not None:
+        gp.n_samples = X.shape[0]
+    probability = bool(getattr(args, "gridpy_probability", False))
+    resumed = gp is not None and gp.grid and bool(gp.resumed)
+    if probability or resumed:
+        _install(_Hook(X, probability=probability,
+                       known=gp.known_value if resumed else None,
+                       total=gp.total() if resumed else None))
     if gp is None or not gp.grid:
         return
     args.grid_log_c = list(gp.ln_c_axis())
@@ -618,6 +732,32 @@ class _Hook:
 
     X: object
     probability: bool = False
+    known: object = None      # θ → the criterion value from -resume's file, or None
+    total: float | None = None  # what the CV errors are counted out of
+
+
+class _ResumedCriterion:
+    """The cv-error criterion of the grid search, its evaluations at the points of -resume's
+    file answered from the file (no training; ``info['resumed']``); every other attribute is
+    the wrapped criterion's."""
+
+    def __init__(self, criterion, known, total):
+        object.__setattr__(self, "_inner", criterion)
+        object.__setattr__(self, "_known", known)
+        object.__setattr__(self, "_total", total)
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    def __setattr__(self, name, value):
+        setattr(self._inner, name, value)
+
+    def evaluate(self, theta, need_grad: bool = True):
+        value = self._known(theta)
+        if value is None:
+            return self._inner.evaluate(theta, need_grad=need_grad)
+        return Evaluation(theta=np.array(theta, dtype=np.float64).ravel(), value=value,
+                          grad=None, info={"resumed": True, "rate": value / self._total})
 
 
 #: (module, the class it held) while a hooked estimator class is in ``cli.BoundSVC``
@@ -629,9 +769,28 @@ def _estimator_class(base, hook: _Hook):
 
     class Hooked(base):
         def fit(self, X, y, *args, **kwargs):
-            if X is hook.X and hook.probability:
+            active = X is hook.X
+            if active and hook.probability:
                 self.probability = True
-            return super().fit(X, y, *args, **kwargs)
+            self.__dict__["_gridpy_known"] = hook.known if active else None
+            try:
+                return super().fit(X, y, *args, **kwargs)
+            finally:
+                self.__dict__.pop("_gridpy_known", None)
+
+        def _start_run_control(self, *args, **kwargs):
+            run, bar = super()._start_run_control(*args, **kwargs)
+            known = self.__dict__.get("_gridpy_known")
+            if known is not None:
+                wrap = run.wrap
+
+                def wrap_resumed(criterion, tag="search"):
+                    if tag == "search" and getattr(criterion, "name", None) == "cv-error":
+                        criterion = _ResumedCriterion(criterion, known, hook.total)
+                    return wrap(criterion, tag=tag)
+
+                run.wrap = wrap_resumed
+            return run, bar
 
     Hooked.__name__, Hooked.__qualname__ = base.__name__, base.__qualname__
     Hooked.__doc__ = base.__doc__
@@ -654,22 +813,59 @@ def _uninstall() -> None:
 
 def finish(gp: GridPy | None, report: dict, n_samples: int, err=None, quiet=False,
            out=None, as_json=False) -> None:
-    """After the search: write -out, report grid.py's best point on stderr and, unless the
-    report went out as JSON, grid.py's own stdout: a ``[local] log2c log2g rate (best c=…,
-    g=…, rate=…)`` line per point and last ``best_c best_g best_rate`` (what ``| tail -1``
-    scripts read)."""
+    """After the search: write -out (with -resume: the new points appended), report grid.py's
+    best point on stderr and, unless the report went out as JSON, grid.py's own stdout: a
+    ``[resumed] …`` line per point of -resume's file, a ``[local] log2c log2g rate (best c=…,
+    g=…, rate=…)`` line per point evaluated and last ``best_c best_g best_rate`` (what
+    ``| tail -1`` scripts read). Puts ``cli.BoundSVC`` back first."""
     _uninstall()
     if gp is None or not gp.grid or report.get("criterion") != "cv-error":
         return
     err = sys.stderr if err is None else err
-    lines = gp.lines(report["path"], gp.weight_total or n_samples)
+    if gp.n_samples is None:
+        gp.n_samples = n_samples
+    path = report["path"]
+    lines = gp.lines(path, gp.total())
+    keys = [gp.point(p["x"]) for p in path]
+    resumed = _resumed_lookup(gp.resumed)
+    new = [i for i, key in enumerate(keys) if _rounded(key) not in resumed]
     if gp.out is not None:
-        write_text_atomic(gp.out, "-out", "".join(line + "\n" for line in lines))
+        text = "".join(lines[i] + "\n" for i in new if i < len(lines))
+        if gp.resume is None:
+            write_text_atomic(gp.out, "-out", text)
+        else:                           # grid.py appends to its output file
+            append_text_atomic(gp.out, "-out", text)
+    rates = [cv_rate(p["value"], gp.total()) for p in path]
+    chosen = [p["accepted"] for p in path].index(True)
+    entries = ([("resumed", c, g, rate) for (c, g), rate in gp.resumed.items()]
+               + [("local", *keys[i], rates[i]) for i in new])
+    shown, best = gp.stdout_lines(entries, keys[chosen])
     if not as_json:
         out = sys.stdout if out is None else out
-        print("\n".join(gp.local_lines(lines)), file=out, flush=True)
-    if not quiet:
-        best = [p["accepted"] for p in report["path"]].index(True)
-        print(f"[svmbound] grid.py: best {lines[best]} (C = {report['C']:.6g}"
-              + ("" if report.get("gamma") is None else f", gamma = {report['gamma']:.6g}")
-              + ")", file=err, flush=True)
+        print("\n".join(shown), file=out, flush=True)
+    if quiet:
+        return
+    print(f"[svmbound] grid.py: best {lines[chosen]} (C = {report['C']:.6g}"
+          + ("" if report.get("gamma") is None else f", gamma = {report['gamma']:.6g}")
+          + ")", file=err, flush=True)
+    if best is not None and best[:2] != keys[chosen]:
+        print(f"[svmbound] grid.py: the best rate, {best[2]}, is that of "
+              f"{_line(*best).rsplit(' ', 1)[0]} in -resume's file {gp.resume}, outside this "
+              "grid (the last line above, as grid.py); the model is trained at the grid's "
+              "best", file=err, flush=True)
+
+
+def append_text_atomic(path, option: str, text: str) -> None:
+    """:func:`write_atomic` of the file at ``path`` (if it is a regular file) followed by the
+    ASCII ``text`` on lines of its own."""
+    p = _destination(path)
+    old = p.read_bytes() if p.is_file() else b""
+    if old and not old.endswith(b"\n"):
+        old += b"\n"
+    data = old + text.encode("ascii")
+
+    def write(tmp):
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+
+    write_atomic(path, option, write)

@@ -528,3 +528,67 @@ def test_svmtrain_and_gnuplot_are_accepted_with_one_note(files, capsys):
     assert "note" not in capsys.readouterr().err
     assert main(["tune", train, "-gnuplot", "/usr/bin/gnuplot"] + TINY) == 0
     assert "grid.py's -gnuplot is not needed" in capsys.readouterr().err
+
+
+# -- -resume ------------------------------------------------------------------------------------
+def test_resume_skips_the_points_of_the_out_file(files, capsys, tmp_path):
+    """-resume: the points of <dataset>.out are not trained again (their rates are read back and
+    take part in the best choice), the new points are appended, no line twice; the result is
+    that of the full grid run afresh."""
+    train = str(files[0] / "train.txt")
+    small = ["-log2c", "-1,1,2", "-log2g", "-1,1,2", "-v", "3"]
+    large = ["-log2c", "-1,3,1", "-log2g", "-1,1,1", "-v", "3"]
+    assert main(["tune", train, "--quiet"] + small) == 0
+    capsys.readouterr()
+    out = tmp_path / "train.txt.out"
+    first = out.read_text().splitlines()
+    assert len(first) == 4
+    assert main(["tune", train, "--quiet", "--json", "-resume"] + large) == 0
+    r = json.loads(capsys.readouterr().out)
+    lines = out.read_text().splitlines()
+    assert lines[:4] == first and len(lines) == len(set(lines)) == 15
+    assert r["nfev"] == 15 and r["n_trainings"] == 11 * 3 + 1      # 11 new points, 3 folds
+    # the same as the large grid run afresh: the lines, the chosen point
+    assert main(["tune", train, "--quiet", "--json", "-out", str(tmp_path / "fresh.out")]
+                + large) == 0
+    fresh = json.loads(capsys.readouterr().out)
+    assert sorted((tmp_path / "fresh.out").read_text().splitlines()) == sorted(lines)
+    assert (r["C"], r["gamma"], r["value"]) == (fresh["C"], fresh["gamma"], fresh["value"])
+    # resumed again: every point from the file, no training but the final model's; stdout has
+    # grid.py's [resumed] lines and the best line
+    assert main(["tune", train, "-resume", str(out), "-out", "null"] + large) == 0
+    cap = capsys.readouterr()
+    stdout = cap.out.strip().splitlines()
+    assert sum(ln.startswith("[resumed] ") for ln in stdout) == 15
+    assert not any(ln.startswith("[local] ") for ln in stdout)
+    assert "15 function and 0 gradient evaluations, 1 SVM trainings" in cap.out
+    best_c, best_g, best_rate = map(float, stdout[-1].split())
+    rates = {(float(m["c"]), float(m["g"])): float(m["rate"]) for m in map(LINE.match, lines)}
+    assert best_rate == max(rates.values())
+    assert (best_c, best_g) == pytest.approx((r["C"], r["gamma"]), rel=1e-12)
+    assert rates[math.log2(best_c), math.log2(best_g)] == best_rate
+    assert out.read_text().splitlines() == lines                     # -out null: unchanged
+
+
+def test_resume_with_points_outside_the_grid_and_errors(files, capsys, monkeypatch, tmp_path):
+    """A point of the resume file outside the grid is listed and counts for the best line, as in
+    grid.py (a note says the model is at the grid's best); a missing file, --log and a search
+    other than the grid are errors."""
+    train = str(files[0] / "train.txt")
+    resume = tmp_path / "old.out"
+    resume.write_text("log2c=9.0 log2g=-9.0 rate=100\nno rate here\n")
+    assert main(["tune", train, "-resume", str(resume), "-out", "null"] + TINY) == 0
+    cap = capsys.readouterr()
+    stdout = cap.out.strip().splitlines()
+    assert stdout[-3].startswith("[resumed] 9.0 -9.0 100.0 (best c=512.0, g=")
+    assert stdout[-2].startswith("[local] 0.0 -1.0 ")
+    assert stdout[-1] == f"512.0 {2.0 ** -9} 100.0"
+    assert "outside this grid" in cap.err and "log2c=9.0 log2g=-9.0" in cap.err
+    _no_search(monkeypatch)
+    for argv, message in (
+            (["-resume"], "-resume train.txt.out: file for resumption not found"),
+            (["-resume", str(resume), "--log", str(tmp_path / "l.jsonl")],
+             "-resume (grid.py's output file) and --log"),
+            (["-resume", str(resume), "--search", "annealing"], "cannot be combined")):
+        assert main(["tune", train, "--quiet"] + argv + TINY) == 2
+        assert message in capsys.readouterr().err
