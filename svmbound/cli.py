@@ -545,23 +545,20 @@ def write_model_files(args, est, libsvm_model, scaling, base: int, report: dict)
 #: Options of ``tune`` that only mean something for a classifier, refused with --svr:
 #: (option, attribute of the parsed arguments).
 SVR_REFUSED = (("--class-weight", "class_weight"), ("-log2c", "log2c"), ("-log2g", "log2g"),
-               ("-v", "folds"), ("-out", "gridpy_out"), ("--plot", "plot"))
+               ("-v", "folds"), ("-out", "gridpy_out"))
 
 
 def check_svr_options(args) -> None:
     """``tune --svr``: a ValueError naming the first given option that only means something for
     a classifier — --class-weight (class weights), grid.py's -log2c/-log2g/-v/-out (grid.py
     tunes a C-SVC by its cross-validation accuracy; gridregression.py's habits are not
-    implemented) and --plot (a map over ln C and one kernel parameter; the SVR tunes ln ε
-    too) — or a classification criterion."""
+    implemented) — or a classification criterion. (--plot draws the SVR's criterion over ln C
+    and ln σ² at the chosen ε.)"""
     for option, attr in SVR_REFUSED:
         if getattr(args, attr, None) is None:
             continue
         if option == "--class-weight":
             why = "it weighs the classes of a classifier, and a regression has no classes"
-        elif option == "--plot":
-            why = ("it draws a classifier's criterion over ln C and one kernel parameter, and "
-                   "the SVR tunes ln epsilon too")
         else:
             why = ("it is an option of LIBSVM's grid.py, which tunes a classifier by its "
                    "cross-validation accuracy (gridregression.py's options are not "
@@ -684,6 +681,8 @@ def run_tune_svr(args, X, y, Xt=None, yt=None, out=None, err=None, scaling=None,
     report["fit_time_s"] = float(est.fit_time_)
     report["time_s"] = time.perf_counter() - t0
     report["path"] = path_report(res.path)
+    if args.plot:
+        failed += plot_svr(args, est, X, y, Xt, yt, report, err)
     if failed:
         report["output_errors"] = [str(exc) for exc in failed]
     if args.json:
@@ -693,6 +692,37 @@ def run_tune_svr(args, X, y, Xt=None, yt=None, out=None, err=None, scaling=None,
     if failed:                  # the result is printed above; the exit status says it failed
         raise failed[0]
     return report
+
+
+def plot_svr(args, est, X, y, Xt, yt, report, err) -> list:
+    """``tune --svr --plot``: the SVR's criterion (the span estimate for criterion='auto') over
+    ln C and ln σ² at the chosen ln ε, the bound search's path and the candidates with their
+    CV mean squared errors, and the test MSE map beside it with a test set. Returns the
+    OSErrors of a file not written."""
+    gc, gs = grid_range(*args.grid_log_c), grid_range(*args.grid_log_sigma2)
+    crit = est.make_criterion(X, y)
+    if not args.quiet:
+        print(f"[svmbound] evaluating the criterion on a {gs.size}x{gc.size} grid for the plot "
+              f"(at ln epsilon = {est.best_theta_[-1]:.3g})", file=err, flush=True)
+    grid = evaluate_grid(crit, gc, gs, Xt, yt, fixed=est.best_theta_[2:])
+    res = est.search_
+    paths = candidates = accepted = None
+    if "candidates" in res:
+        paths = {f"{name} search": [p["x"][:2] for p in stage.path if p["accepted"]]
+                 for name, stage in res.stages.items()}
+        candidates = [(c["x"][:2], f"CV MSE {c['cv_rate']:.4g}") for c in res.candidates]
+    elif args.search != "grid":
+        accepted = [p["x"][:2] for p in report["path"] if p["accepted"]]
+    title = (f"{crit.name} at ln eps = {est.best_theta_[-1]:.2f}; "
+             f"{est.criterion_name_} ({args.loss.upper()}-SVR)")
+    try:
+        write_atomic(args.plot, "--plot", lambda tmp: plots.plot_contours(
+            grid, tmp, path=accepted, paths=paths, candidates=candidates,
+            final=est.best_theta_[:2], title=title, test_label="test MSE", test_scale=1.0))
+        report["plot"] = args.plot
+    except OSError as exc:
+        return [exc]
+    return []
 
 
 def _n_jobs_arg(text):

@@ -7,12 +7,14 @@ import numpy as np
 
 
 def plot_contours(grid, file, *, path=None, paths=None, candidates=None, final=None,
-                  title="criterion"):
+                  title="criterion", test_label="test error (%)", test_scale=100.0):
     """Write a PNG: criterion contours (left) and, if ``grid.test_error`` exists, test error
     contours (right). ``path`` is a sequence of accepted θ = (ln C, ln σ²) points, ``paths``
     several, {label: points} (the default strategy's bound searches), ``candidates`` a list of
     (θ, text) drawn with their text (the validation's candidates and their CV errors);
-    ``final`` the chosen point. Returns the file name."""
+    ``final`` the chosen point; the right panel shows ``test_scale``·``grid.test_error``
+    under ``test_label`` (a regressor's: its test mean squared error, scale 1). Returns the file
+    name."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -20,7 +22,7 @@ def plot_contours(grid, file, *, path=None, paths=None, candidates=None, final=N
 
     panels = [("value", grid.values, title)]
     if grid.test_error is not None:
-        panels.append(("test", 100.0 * grid.test_error, "test error (%)"))
+        panels.append(("test", test_scale * grid.test_error, test_label))
     fig, axes = plt.subplots(1, len(panels), figsize=(6.2 * len(panels), 5.0), squeeze=False)
     CC, SS = np.meshgrid(grid.log_C, grid.log_sigma2)
     for ax, (kind, Z, label) in zip(axes[0], panels):

@@ -153,7 +153,6 @@ def test_svr_passes_the_tune_options_on(files, monkeypatch, capsys):
     (["-log2c", "-5,5,2"], "-log2c"),
     (["-log2g", "null", "-log2c", "1,2,1"], "-log2c"),
     (["-out", "grid.out"], "-out"),
-    (["--plot", "map.png"], "--plot"),
 ])
 def test_classifier_only_options_are_refused_with_svr(files, capsys, args, option):
     assert _tune(files, *args) == 2
@@ -237,3 +236,15 @@ def test_ctrl_c_reports_the_best_svr_point_so_far(files, monkeypatch, capsys):
     assert len(r["theta"]) == 3 and r["log_epsilon"] == r["theta"][-1]
     assert r["epsilon"] == pytest.approx(np.exp(r["theta"][-1]), rel=1e-12)
     assert "svmbound: interrupted" in out.err
+
+
+def test_svr_plot_draws_the_criterion_at_the_chosen_epsilon(files, data, reference, capsys,
+                                                            tmp_path):
+    """--plot with --svr: a PNG of the span estimate over ln C × ln σ² at the chosen ln ε and
+    the test MSE map (the map's values: tests/test_svr.py)."""
+    png = tmp_path / "map.png"
+    assert _tune(files, "--test", str(files / "test.txt"), "--plot", str(png), "--json",
+                 "--grid-log-c", "-1", "3", "2", "--grid-log-sigma2", "0", "2", "1") == 0
+    report = _json(capsys)
+    assert report["plot"] == str(png)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -219,3 +219,25 @@ def test_vacuous_bound_and_constant_model_are_reported():
     with pytest.warns(ModelWarning, match="no better than predicting the mean"):
         est = BoundSVR(criterion="svr-rm-l2", random_state=0).fit(X, y)
     assert any("certifies nothing" in p for p in est.search_.problems)
+
+
+def test_grid_of_an_svr_criterion_at_a_fixed_epsilon():
+    """evaluate_grid on an SVR criterion with ln ε fixed: each value is the criterion at
+    (ln C, ln σ², ln ε) and each test error the test MSE of the L2-SVR trained there."""
+    from svmbound.search.grid import evaluate_grid
+
+    X, y = _data(60)
+    Xt, yt = _data(40, seed=7)
+    crit = SVRSpanBound(X, y, RBFKernel(), tol=1e-8)
+    log_eps = np.log(0.1)
+    grid = evaluate_grid(crit, [0.0, 2.0], [1.0, 2.0], Xt, yt, fixed=[log_eps])
+    for i, ls in enumerate([1.0, 2.0]):
+        for j, lc in enumerate([0.0, 2.0]):
+            theta = np.array([lc, ls, log_eps])
+            assert grid.values[i, j] == pytest.approx(
+                SVRSpanBound(X, y, RBFKernel(), tol=1e-8).evaluate(theta, need_grad=False).value,
+                rel=1e-6)
+            k = RBFKernel(sigma2=np.exp(ls))
+            sol = solve_svr_dual(X, y, k, np.exp(lc), 0.1, loss="l2", tol=1e-8)
+            mse = np.mean((svr_predict(X, sol.beta, sol.b, k, Xt) - yt) ** 2)
+            assert grid.test_error[i, j] == pytest.approx(mse, rel=1e-5)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..solvers import decision_function
+from ..solvers.svr import svr_predict
 from .result import SearchResult
 
 
@@ -61,18 +62,22 @@ def grid_axis(spec, name: str = "grid") -> np.ndarray:
 
 
 def evaluate_grid(criterion, log_C, log_sigma2, X_test=None, y_test=None,
-                  progress=None) -> GridResult:
-    """Evaluate ``criterion`` (two parameters: ln C and one kernel parameter) on the grid.
+                  progress=None, fixed=()) -> GridResult:
+    """Evaluate ``criterion`` (two parameters: ln C and one kernel parameter, then the values
+    ``fixed`` of its further ones — an SVR criterion's ln ε) on the grid.
 
-    y_test must be in {−1, +1}. ``progress(k, total)`` is called after each point. ``n_sv`` is
-    that of the SVM trained on the criterion's data at each point; −1 where the criterion
+    y_test must be in {−1, +1} (a regression criterion: real targets, and ``test_error`` holds
+    the test mean squared error). ``progress(k, total)`` is called after each point. ``n_sv``
+    is that of the SVM trained on the criterion's data at each point; −1 where the criterion
     trains none (cv-error trains on folds) and no test error is asked for.
     """
     log_C = np.asarray(log_C, dtype=float)
     log_s = np.asarray(log_sigma2, dtype=float)
-    if criterion.n_params != 2:
+    fixed = [float(v) for v in fixed]
+    if criterion.n_params != 2 + len(fixed):
         raise ValueError("grid evaluation needs a criterion with exactly two parameters "
                          f"(ln C and one kernel parameter), got {criterion.param_names}")
+    regression = getattr(criterion, "task", "classification") == "regression"
     t0 = time.perf_counter()
     values = np.full((log_s.size, log_C.size), np.nan)
     n_sv = np.zeros((log_s.size, log_C.size), dtype=int)
@@ -83,7 +88,7 @@ def evaluate_grid(criterion, log_C, log_sigma2, X_test=None, y_test=None,
     for i, ls in enumerate(log_s):
         cols = range(log_C.size) if i % 2 == 0 else range(log_C.size - 1, -1, -1)
         for j in cols:
-            theta = np.array([log_C[j], ls])
+            theta = np.array([log_C[j], ls, *fixed])
             before = criterion._svm_prev
             ev = criterion.evaluate(theta, need_grad=False)
             values[i, j] = ev.value
@@ -94,14 +99,20 @@ def evaluate_grid(criterion, log_C, log_sigma2, X_test=None, y_test=None,
                 # no full-data SVM at this point (cv-error trains on the folds only; an
                 # evaluation answered from a search log, search/log.py, trains nothing): train
                 # one for the test error, else leave n_sv unknown
-                sol = None if err is None else criterion.solve_svm(*criterion.split_theta(theta))
+                solve = criterion.solve_svr if regression else criterion.solve_svm
+                sol = None if err is None else solve(*criterion.split_theta(theta))
             # the evaluation's own count when it has one; −1 when unknown
             n_sv[i, j] = (ev.info["n_sv"] if "n_sv" in ev.info
                           else -1 if sol is None else sol.support.size)
             if err is not None:
                 _, kernel = criterion.split_theta(theta)
-                f = decision_function(criterion.X, criterion.y, sol.alpha, sol.b, kernel, X_test)
-                err[i, j] = float(np.mean(np.where(f > 0, 1.0, -1.0) != y_test))
+                if regression:
+                    f = svr_predict(criterion.X, sol.beta, sol.b, kernel, X_test)
+                    err[i, j] = float(np.mean((f - y_test) ** 2))
+                else:
+                    f = decision_function(criterion.X, criterion.y, sol.alpha, sol.b, kernel,
+                                          X_test)
+                    err[i, j] = float(np.mean(np.where(f > 0, 1.0, -1.0) != y_test))
             k += 1
             if progress is not None:
                 progress(k, total)
