@@ -24,6 +24,10 @@
   but the model is trained at the grid's best (a note says so). -out is written when the
   search ends, so a killed run leaves nothing to resume from: svmbound's own --log/--resume
   (not combined with -resume) resume a killed search.
+* ``-png FILE``: grid.py's picture, drawn by matplotlib (:func:`plot_accuracy`): contours of
+  the cross-validation accuracy over log2 C and log2 γ with the best point marked; needs both
+  axes (grid.py draws none without them). Only when given (grid.py's default dataset.png comes
+  with gnuplot).
 * ``-svmtrain PATH`` and ``-gnuplot PATH``: accepted, with a note that svmbound needs neither
   (it trains the SVMs itself and draws ``-png`` with matplotlib); ``-gnuplot null`` silently.
 * svm-train's options, which grid.py passes on to svm-train, where they mean something here:
@@ -301,9 +305,9 @@ class GridPy:
 
     def stdout_lines(self, entries, chosen) -> tuple[list[str], tuple | None]:
         """grid.py's stdout for ``entries`` [(worker, log2c, log2g, rate)]: per point
-        ``[worker] log2c log2g rate (best c=…, g=…, rate=…)`` with the best so far — the first
-        of the largest rate, or the search's ``chosen`` (log2c, log2g) among equal rates, so
-        that the best is the point the model was trained at — then ``best_c best_g
+        ``[worker] log2c log2g rate (best c=…, g=…, rate=…)`` with the best so far — the
+        first of the largest rate, or the search's ``chosen`` (log2c, log2g) among equal
+        rates, so that the best is the point the model was trained at — then ``best_c best_g
         best_rate`` with c = 2^log2c and g = 2^log2g. Returns (the lines, the best
         (log2c, log2g, rate))."""
         out, best = [], None
@@ -685,7 +689,32 @@ def resolve(args) -> GridPy | None:
         if not os.path.isfile(gp.resume):
             raise ValueError(f"-resume {gp.resume}: file for resumption not found (grid.py)")
         gp.resumed = read_resume_file(gp.resume)
+    if args.gridpy_png is not None:
+        if not grid or args.criterion != "cv-error":
+            raise ValueError("-png draws grid.py's map of the cross-validation accuracy; it "
+                             "cannot be combined with "
+                             + (f"--search {args.search}" if not grid
+                                else f"--criterion {args.criterion}"))
+        if log2c is None or log2g is None:
+            raise ValueError("-png draws the accuracy over log2(C) and log2(gamma); "
+                             + ("-log2c null leaves no C axis" if log2c is None else
+                                "the linear kernel has no gamma" if args.kernel == "linear"
+                                else "-log2g null leaves no gamma axis")
+                             + " (grid.py draws no map then either)")
+        check_output_path(args.gridpy_png, "-png")
+        _check_distinct(args)
+        gp.png = args.gridpy_png
     return gp
+
+
+def _check_distinct(args) -> None:
+    """-png names a file of its own (``cli.check_outputs`` compares the other outputs)."""
+    png = os.path.realpath(os.path.expanduser(args.gridpy_png))
+    for option, attr in (("-out", "gridpy_out"), ("--model", "model"), ("--plot", "plot"),
+                         ("--log", "log"), ("--resume", "resume"), ("-resume", "gridpy_resume")):
+        path = getattr(args, attr, None)
+        if path and os.path.realpath(os.path.expanduser(path)) == png:
+            raise ValueError(f"{option} and -png name the same file {path}; give each its own")
 
 
 def apply(gp: GridPy | None, args, X, y) -> None:
@@ -843,16 +872,27 @@ def finish(gp: GridPy | None, report: dict, n_samples: int, err=None, quiet=Fals
     if not as_json:
         out = sys.stdout if out is None else out
         print("\n".join(shown), file=out, flush=True)
-    if quiet:
-        return
-    print(f"[svmbound] grid.py: best {lines[chosen]} (C = {report['C']:.6g}"
-          + ("" if report.get("gamma") is None else f", gamma = {report['gamma']:.6g}")
-          + ")", file=err, flush=True)
-    if best is not None and best[:2] != keys[chosen]:
-        print(f"[svmbound] grid.py: the best rate, {best[2]}, is that of "
-              f"{_line(*best).rsplit(' ', 1)[0]} in -resume's file {gp.resume}, outside this "
-              "grid (the last line above, as grid.py); the model is trained at the grid's "
-              "best", file=err, flush=True)
+    failed = None
+    if gp.png is not None:
+        points = [(c, g, rate) for (c, g), rate in zip(keys, rates)]
+        try:
+            write_atomic(gp.png, "-png", lambda tmp: plot_accuracy(
+                points, tmp, best=points[chosen], title=gp.title))
+        except OSError as exc:          # reported after the result
+            failed = exc
+    if not quiet:
+        print(f"[svmbound] grid.py: best {lines[chosen]} (C = {report['C']:.6g}"
+              + ("" if report.get("gamma") is None else f", gamma = {report['gamma']:.6g}")
+              + ")", file=err, flush=True)
+        if best is not None and best[:2] != keys[chosen]:
+            print(f"[svmbound] grid.py: the best rate, {best[2]}, is that of "
+                  f"{_line(*best).rsplit(' ', 1)[0]} in -resume's file {gp.resume}, outside "
+                  "this grid (the last line above, as grid.py); the model is trained at the "
+                  "grid's best", file=err, flush=True)
+        if gp.png is not None and failed is None:
+            print(f"[svmbound] grid.py: map of the accuracy in {gp.png}", file=err, flush=True)
+    if failed is not None:
+        raise failed
 
 
 def append_text_atomic(path, option: str, text: str) -> None:
@@ -869,3 +909,53 @@ def append_text_atomic(path, option: str, text: str) -> None:
             fh.write(data)
 
     write_atomic(path, option, write)
+
+
+def plot_accuracy(points, file, *, best, title=""):
+    """Write grid.py's picture as a PNG: contours of the cross-validation accuracy (%) over
+    log2(C) (x) and log2(gamma) (y) at ``points`` [(log2c, log2g, rate)], with grid.py's
+    contour lines (every 0.5 % from 3 % below the best rate) over filled contours, the
+    evaluated points as dots and ``best`` (log2c, log2g, rate) marked, labelled as grid.py's
+    gnuplot map ('Best log2(C) = … log2(gamma) = … accuracy = …%', 'C = … gamma = …').
+    Points that do not span two values on each axis, or one rate everywhere, are drawn as dots
+    coloured by their rate. Points missing from the rectangle of the axes' values are left
+    blank. The file is PNG whatever its name. Returns the file name."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    P = np.asarray(points, dtype=float).reshape(-1, 3)
+    cs, gs = np.unique(P[:, 0]), np.unique(P[:, 1])
+    Z = np.full((gs.size, cs.size), np.nan)
+    Z[np.searchsorted(gs, P[:, 1]), np.searchsorted(cs, P[:, 0])] = P[:, 2]
+    lo, hi = float(np.nanmin(Z)), float(np.nanmax(Z))
+    fig, ax = plt.subplots(figsize=(6.4, 5.4))
+    if cs.size > 1 and gs.size > 1 and hi > lo and np.count_nonzero(np.isfinite(Z)) >= 4:
+        CC, GG = np.meshgrid(cs, gs)
+        Zm = np.ma.masked_invalid(Z)
+        levels = MaxNLocator(15).tick_values(lo, hi)
+        filled = ax.contourf(CC, GG, Zm, levels=levels, cmap="viridis")
+        fig.colorbar(filled, ax=ax, label="cross-validation accuracy (%)")
+        steps = np.arange(round(hi) - 3.0, hi + 1e-9, 0.5)      # grid.py's gnuplot levels
+        steps = steps[(steps > lo) & (steps < hi)]
+        if steps.size:
+            lines = ax.contour(CC, GG, Zm, levels=steps, colors="k", linewidths=0.8)
+            ax.clabel(lines, fmt="%g", fontsize=7)
+        ax.plot(P[:, 0], P[:, 1], ".", color="white", ms=3)
+    else:
+        dots = ax.scatter(P[:, 0], P[:, 1], c=P[:, 2], cmap="viridis", s=40,
+                          vmin=lo, vmax=hi if hi > lo else lo + 1.0)
+        fig.colorbar(dots, ax=ax, label="cross-validation accuracy (%)")
+    bc, bg, rate = best
+    ax.plot(bc, bg, "*", color="orange", mec="k", ms=16, label="best")
+    ax.set_xlabel("log2(C)")
+    ax.set_ylabel("log2(gamma)")
+    ax.set_title(f"{title}\nBest log2(C) = {bc:g}  log2(gamma) = {bg:g}  accuracy = {rate:g}%\n"
+                 f"C = {2.0 ** bc:g}  gamma = {2.0 ** bg:g}".lstrip("\n"), fontsize=9)
+    ax.legend(loc="best", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(file, dpi=100, format="png")
+    plt.close(fig)
+    return file

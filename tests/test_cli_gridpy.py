@@ -592,3 +592,57 @@ def test_resume_with_points_outside_the_grid_and_errors(files, capsys, monkeypat
             (["-resume", str(resume), "--search", "annealing"], "cannot be combined")):
         assert main(["tune", train, "--quiet"] + argv + TINY) == 2
         assert message in capsys.readouterr().err
+
+
+# -- -png ---------------------------------------------------------------------------------------
+def _png_size(path):
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", data[:8]                # PNG's signature
+    assert data[12:16] == b"IHDR"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def test_png_is_a_map_of_the_accuracy(files, capsys, tmp_path):
+    """-png FILE: a PNG (whatever the name) of the CV accuracy over log2 C and log2 gamma; a grid
+    with one value on an axis is drawn as dots; without a gamma axis, or with the file of
+    another option, it is an error before the search."""
+    train = str(files[0] / "train.txt")
+    png = tmp_path / "map.png"
+    assert main(["tune", train, "-log2c", "-1,3,1", "-log2g", "-3,1,1", "-v", "3", "-png",
+                 str(png)]) == 0
+    cap = capsys.readouterr()
+    width, height = _png_size(png)
+    assert width > 0 and height > 0
+    assert f"map of the accuracy in {png}" in cap.err
+    assert (tmp_path / "train.txt.out").exists()
+    noext = tmp_path / "picture"
+    assert main(["tune", train, "--quiet", "-png", str(noext), "-out", "null"] + TINY) == 0
+    assert min(_png_size(noext)) > 0
+    from matplotlib.image import imread
+    assert imread(str(png)).shape[:2] == (height, width)
+    capsys.readouterr()
+    for argv, message in (
+            (["-log2c", "0,1,1", "-log2g", "null"], "-log2g null leaves no gamma axis"),
+            (["-log2c", "0,1,1", "--kernel", "linear"], "the linear kernel has no gamma"),
+            (["-v", "3", "--search", "annealing"], "cannot be combined with --search annealing"),
+            (["-v", "3", "-out", str(png)], "-out and -png name the same file")):
+        assert main(["tune", train, "--quiet", "-png", str(png)] + argv) == 2
+        assert message in capsys.readouterr().err
+
+
+def test_a_failed_png_is_reported_after_the_result(files, capsys, monkeypatch, tmp_path):
+    import errno
+
+    import svmbound.cli_gridpy as gridpy
+
+    def full(points, file, **kw):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(gridpy, "plot_accuracy", full)
+    png = tmp_path / "map.png"
+    assert main(["tune", str(files[0] / "train.txt"), "-png", str(png), "-out", "null",
+                 "-log2c", "0,1,1", "-log2g", "-1,0,1", "-v", "2"]) == 2
+    cap = capsys.readouterr()
+    assert len(cap.out.strip().splitlines()[-1].split()) == 3         # the best line is out
+    assert f"-png {png}: cannot write (No space left" in cap.err
+    assert not png.exists() and os.listdir(tmp_path) == []
