@@ -443,8 +443,8 @@ def test_constructor_errors(data):
 def test_cholesky_paths_equal_the_lu_paths():
     """The span's bordered inverse (Cholesky of K~ + D) and the §6.3 hyperplane solves (Cholesky
     of K~^Y with the border eliminated) equal the plain LU solutions of the bordered systems."""
-    from svmbound.criteria.span import (HyperplaneSolver, _bordered_inverse_spd,
-                                        hyperplane_system)
+    from svmbound.criteria.span_algebra import (HyperplaneSolver, _bordered_inverse_spd,
+                                                hyperplane_system)
 
     rng = np.random.default_rng(3)
     Z = rng.normal(size=(25, 3))

@@ -14,6 +14,7 @@ from sklearn.datasets import make_classification
 from sklearn.preprocessing import StandardScaler
 
 import svmbound.criteria.span as span_mod
+import svmbound.criteria.span_algebra as algebra_mod
 from svmbound.criteria.span import SpanBound
 from svmbound.kernels import PolynomialKernel, RBFKernel
 from svmbound.solvers import solve_svm_dual
@@ -73,6 +74,7 @@ def test_span_bound_equals_the_dense_formulas(data, monkeypatch, case, block):
     loop (bordered inverse, diag P, symmetrisation, ∂K/∂θ) runs over many uneven blocks;
     "rbf-lu": the Cholesky inverse refused, the LU fallback's SV block (a strided view) used."""
     monkeypatch.setattr(span_mod, "_BLOCK", block)
+    monkeypatch.setattr(algebra_mod, "_BLOCK", block)
     X, y = data
     kernel, eta, A, B, theta = RBFKernel(), 0.1, 5.0, 0.0, np.array([1.0, 0.5])
     if case == "rbf-eta0":
@@ -82,7 +84,8 @@ def test_span_bound_equals_the_dense_formulas(data, monkeypatch, case, block):
     elif case == "rbf-csr":
         X = sp.csr_matrix(np.where(np.abs(X) > 0.7, X, 0.0))
     elif case == "rbf-lu":
-        monkeypatch.setattr(span_mod, "_bordered_inverse_blocks_spd", lambda A, overwrite: None)
+        monkeypatch.setattr(algebra_mod, "_bordered_inverse_blocks_spd",
+                            lambda A, overwrite: None)
     ev = SpanBound(X, y, kernel, eta=eta, A=A, B=B, tol=1e-12).evaluate(theta)
     value, grad, n_sv = dense_span_bound(X, y, theta, kernel, eta, A, B, tol=1e-12)
     assert ev.info["n_sv"] == n_sv and (n_sv > 2 * block or block == 512)

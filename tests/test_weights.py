@@ -203,7 +203,8 @@ def test_span_bound_counts_relative_weights(data):
     """Equal weights c scale C alone (C_i = C·c) and count each error as w/w̄ = 1: the value is
     the unweighted one at ln C + ln c. Unequal weights count each point's Ψ(α_p S̃_p² − 1)
     with w_p/w̄ (the points that are not SVs with Ψ(−1)), not once."""
-    from svmbound.criteria.span import sigmoid, span_squared
+    from svmbound.criteria.span import sigmoid
+    from svmbound.criteria.span_algebra import span_squared
 
     X, _, y, _ = data
     theta = np.array([0.5, 0.3])

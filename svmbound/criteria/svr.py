@@ -42,8 +42,9 @@ from ..solvers.svr import SVRSolution, solve_svr_dual, svr_predict
 from .base import Criterion, _kernel_key
 from .radius_margin import shifted_radius
 from .reference import check_folds
-from .span import (HyperplaneSolver, _kernel_derivative_contraction, alpha_b_adjoint,
-                   span_squared, span_sum_adjoint, span_weight_matrix)
+from .span import _kernel_derivative_contraction
+from .span_algebra import (HyperplaneSolver, alpha_b_adjoint, span_squared, span_sum_adjoint,
+                           span_weight_matrix)
 
 __all__ = ["SVRCriterion", "SVRSpanBound", "SVRSpanEstimate", "SVRRadiusMargin", "SVRCrossValidation",
            "SVRLeaveOneOut", "check_targets", "kfolds"]

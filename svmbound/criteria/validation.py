@@ -30,7 +30,7 @@ from .._weights import check_weights
 from ..solvers import decision_function
 from .base import Criterion
 from .reference import misclassified
-from .span import alpha_b_adjoint, polish_alpha_b
+from .span_algebra import alpha_b_adjoint, polish_alpha_b
 
 
 def platt_targets(y) -> np.ndarray:
