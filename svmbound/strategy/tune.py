@@ -120,7 +120,7 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     if held_out and hasattr(cv, "held_out_values"):
         cv.keep_held_out = True
     if wrap is not None:
-        cv = wrap(cv, "cv-error")
+        cv = wrap(cv, config.validation_criterion)
     records, start_added, trivial = _validate_candidates(
         cv, lambda include_start: _with_extra(
             candidate_points(x0, minima, lower, upper, steps, start_steps,
@@ -198,7 +198,7 @@ def _validate_candidates(cv, candidates, weights, path, t0) -> tuple[list, bool,
                             "fold_rates": ev.info.get("fold_rates")})
             path.append({"x": theta.tolist(), "value": ev.value, "grad": None,
                          "time_s": time.perf_counter() - t0, "accepted": False,
-                         "stage": "cv-error"})
+                         "stage": cv.name})
 
     cands = candidates(False)
     validate(cands)
