@@ -399,10 +399,12 @@ def check_plot_options(args) -> None:
 
 
 def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None, scaling=None,
-             base: int = 1) -> dict:
+             base: int = 1, estimator_hook=None) -> dict:
     """Tune and report; with ``--model`` also the model file and, where the model needs its
     inputs scaled (``scaling``: ``--scale``'s ranges; an ARD kernel), svm-scale's range file
-    beside it (features numbered from ``base``, as in the training file)."""
+    beside it (features numbered from ``base``, as in the training file). ``estimator_hook``:
+    None, or a function given the estimator before its fit (grid.py's -b 1 and -resume,
+    ``cli_gridpy.apply``)."""
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
     t0 = time.perf_counter()
@@ -424,6 +426,8 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None, scaling=None,
                    criterion_params=getattr(args, "criterion_params", None),
                    class_weight=getattr(args, "class_weight", None),
                    tune_subsample=_tune_subsample(args))
+    if estimator_hook is not None:
+        estimator_hook(est)
     if args.plot:  # validate grid options before the (possibly long) search
         gc, gs = grid_range(*args.grid_log_c), grid_range(*args.grid_log_sigma2)
     try:
@@ -852,9 +856,9 @@ def _run_command(args) -> None:
                          base=data["base"])
             return
         check_class_labels(y, args.train)
-        cli_gridpy.apply(gridpy, args, X, y)
+        hook = cli_gridpy.apply(gridpy, args, X, y)
         report = run_tune(args, X, y, data["X_test"], data["y_test"],
-                          scaling=data["scaling"], base=data["base"])
+                          scaling=data["scaling"], base=data["base"], estimator_hook=hook)
         cli_gridpy.finish(gridpy, report, X.shape[0], quiet=args.quiet, as_json=args.json)
     elif args.command == "select":
         data = load_inputs(args.train, None, args.scale)

@@ -51,10 +51,8 @@ argparse reads ``-log2c -5,15,2`` as two options; ``fix_argv`` joins such values
 (which argparse would take for the help and for ``-w`` with the value 1) into hidden options.
 
 ``-b 1`` needs ``probability=True``, and -resume a criterion answered from the file, on the
-estimator ``cli.run_tune`` builds: :func:`apply` puts a subclass of ``cli.BoundSVC`` in its
-place for that one call (and :func:`finish`, or the next :func:`resolve` after an error, puts
-the class back); it acts only on the data :func:`apply` was given. (A hook in ``run_tune``
-that takes the estimator's extra parameters would do without the swap.)
+estimator ``cli.run_tune`` builds: :func:`apply` returns a hook (:func:`estimator_hook`) that
+``run_tune`` hands that estimator to before its fit (``run_tune(..., estimator_hook=…)``).
 """
 
 from __future__ import annotations
@@ -65,6 +63,7 @@ import os
 import re
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -606,7 +605,6 @@ def resolve(args) -> GridPy | None:
     """Before loading the data: turn the grid.py options into tune options (loss, criterion,
     search) and check --model, so that a bad combination fails before the search. Returns the
     resolved grid.py options, or None when none was given."""
-    _uninstall()                        # an estimator class left behind by a failed run
     if getattr(args, "svr", False):
         for option, attr in _NOT_WITH_SVR:
             if getattr(args, attr, None) not in (None, False):
@@ -717,10 +715,11 @@ def _check_distinct(args) -> None:
             raise ValueError(f"{option} and -png name the same file {path}; give each its own")
 
 
-def apply(gp: GridPy | None, args, X, y) -> None:
+def apply(gp: GridPy | None, args, X, y) -> Callable | None:
     """After loading the data: the grid axes (γ = 1/features needs X), the integer labels
-    a LIBSVM model file needs, the class weights of -wi and the estimator of -b 1 — still
-    before the search."""
+    a LIBSVM model file needs, the class weights of -wi — still before the search. Returns the
+    hook of -b 1 and -resume for ``cli.run_tune``'s estimator (:func:`estimator_hook`), or
+    None."""
     labels = np.unique(y)
     if args.model is not None:
         check_int_labels(labels)
@@ -742,27 +741,50 @@ def apply(gp: GridPy | None, args, X, y) -> None:
         gp.n_samples = X.shape[0]
     probability = bool(getattr(args, "gridpy_probability", False))
     resumed = gp is not None and gp.grid and bool(gp.resumed)
+    hook = None
     if probability or resumed:
-        _install(_Hook(X, probability=probability,
-                       known=gp.known_value if resumed else None,
-                       total=gp.total() if resumed else None))
+        hook = estimator_hook(probability=probability,
+                              known=gp.known_value if resumed else None,
+                              total=gp.total() if resumed else None)
     if gp is None or not gp.grid:
-        return
+        return hook
     args.grid_log_c = list(gp.ln_c_axis())
     if args.kernel == "rbf":
         args.grid_log_sigma2 = list(gp.ln_sigma2_axis(X.shape[1]))
+    return hook
 
 
 # -- the estimator of run_tune (-b 1, -resume) --------------------------------------------------
-@dataclass
-class _Hook:
-    """What grid.py's and svm-train's options change in the estimator ``cli.run_tune`` fits on
-    the data ``X`` (that very object)."""
+def estimator_hook(probability: bool = False, known=None, total=None):
+    """What grid.py's and svm-train's options change in the estimator ``cli.run_tune`` fits:
+    a function that ``run_tune`` hands that estimator to before its fit. ``probability``
+    (-b 1): ``probability=True``. ``known`` (-resume; θ → the criterion value from the file,
+    or None) and ``total`` (what the CV errors are counted out of): the grid search's cv-error
+    criterion answered from the file (:class:`_ResumedCriterion`), through the estimator's run
+    control, which wraps every criterion the search evaluates."""
 
-    X: object
-    probability: bool = False
-    known: object = None      # θ → the criterion value from -resume's file, or None
-    total: float | None = None  # what the CV errors are counted out of
+    def hook(est):
+        if probability:
+            est.probability = True
+        if known is not None:
+            start = est._start_run_control
+
+            def start_run_control(*args, **kwargs):
+                run, bar = start(*args, **kwargs)
+                wrap = run.wrap
+
+                def wrap_resumed(criterion, tag="search"):
+                    if tag == "search" and getattr(criterion, "name", None) == "cv-error":
+                        criterion = _ResumedCriterion(criterion, known, total)
+                    return wrap(criterion, tag=tag)
+
+                run.wrap = wrap_resumed
+                return run, bar
+
+            est._start_run_control = start_run_control
+        return est
+
+    return hook
 
 
 class _ResumedCriterion:
@@ -789,65 +811,13 @@ class _ResumedCriterion:
                           grad=None, info={"resumed": True, "rate": value / self._total})
 
 
-#: (module, the class it held) while a hooked estimator class is in ``cli.BoundSVC``
-_INSTALLED: list = []
-
-
-def _estimator_class(base, hook: _Hook):
-    """A subclass of ``base`` (BoundSVC) that applies ``hook`` when it fits ``hook.X``."""
-
-    class Hooked(base):
-        def fit(self, X, y, *args, **kwargs):
-            active = X is hook.X
-            if active and hook.probability:
-                self.probability = True
-            self.__dict__["_gridpy_known"] = hook.known if active else None
-            try:
-                return super().fit(X, y, *args, **kwargs)
-            finally:
-                self.__dict__.pop("_gridpy_known", None)
-
-        def _start_run_control(self, *args, **kwargs):
-            run, bar = super()._start_run_control(*args, **kwargs)
-            known = self.__dict__.get("_gridpy_known")
-            if known is not None:
-                wrap = run.wrap
-
-                def wrap_resumed(criterion, tag="search"):
-                    if tag == "search" and getattr(criterion, "name", None) == "cv-error":
-                        criterion = _ResumedCriterion(criterion, known, hook.total)
-                    return wrap(criterion, tag=tag)
-
-                run.wrap = wrap_resumed
-            return run, bar
-
-    Hooked.__name__, Hooked.__qualname__ = base.__name__, base.__qualname__
-    Hooked.__doc__ = base.__doc__
-    return Hooked
-
-
-def _install(hook: _Hook) -> None:
-    from . import cli
-
-    _uninstall()
-    _INSTALLED.append((cli, cli.BoundSVC))
-    cli.BoundSVC = _estimator_class(cli.BoundSVC, hook)
-
-
-def _uninstall() -> None:
-    while _INSTALLED:
-        module, cls = _INSTALLED.pop()
-        module.BoundSVC = cls
-
-
 def finish(gp: GridPy | None, report: dict, n_samples: int, err=None, quiet=False,
            out=None, as_json=False) -> None:
     """After the search: write -out (with -resume: the new points appended), report grid.py's
     best point on stderr and, unless the report went out as JSON, grid.py's own stdout: a
     ``[resumed] …`` line per point of -resume's file, a ``[local] log2c log2g rate (best c=…,
     g=…, rate=…)`` line per point evaluated and last ``best_c best_g best_rate`` (what
-    ``| tail -1`` scripts read). Puts ``cli.BoundSVC`` back first."""
-    _uninstall()
+    ``| tail -1`` scripts read)."""
     if gp is None or not gp.grid or report.get("criterion") != "cv-error":
         return
     err = sys.stderr if err is None else err
