@@ -27,6 +27,7 @@ from . import __version__, cli_gridpy, plots
 from ._validation import check_known_labels
 from .bound_svr import BoundSVR
 from .criteria import ALIAS_TARGETS, ALIASES, CRITERIA
+from .cli_output import check_output_path, write_atomic
 from .cli_report import (criteria_table, cv_results_report, fallback_report, jsonable_floats,
                          path_report, regression_metrics, regression_summary,
                          report_interrupted, summary)
@@ -348,10 +349,6 @@ def load_train_test(train, test=None, scale=False, n_features=None):
     """LIBSVM files → ``(X, y, X_test, y_test)`` dense arrays (see ``load_inputs``)."""
     d = load_inputs(train, test, scale, n_features)
     return d["X"], d["y"], d["X_test"], d["y_test"]
-
-
-check_output_path = cli_gridpy.check_output_path
-write_atomic = cli_gridpy.write_atomic
 
 
 def check_outputs(args) -> None:

@@ -43,8 +43,6 @@
 * With any of them the loss defaults to l1 (LIBSVM's C-SVC, what grid.py tunes).
 * ``--model FILE``: write the final model in LIBSVM's format (loss l1; rbf, linear or poly
   kernel), checked before the search runs.
-* ``check_output_path`` and ``write_atomic``: the checks of an output path before the search
-  and the write by a temporary file and a rename, for every output file of ``tune``.
 
 argparse reads ``-log2c -5,15,2`` as two options; ``fix_argv`` joins such values
 (``-log2c=-5,15,2``) before parsing, and after ``tune`` turns svm-train's ``-h 0`` and ``-w1 2``
@@ -62,13 +60,14 @@ import math
 import os
 import re
 import sys
-import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
+from .cli_gridpy_files import (GridPy, cv_rate, default_out, out_line, plot_accuracy,
+                               read_resume_file, resumed_lookup, rounded_key)
+from .cli_output import append_text_atomic, check_output_path, write_atomic, write_text_atomic
+from .cli_svmtrain import REFUSED, svm_train_options, tool_options
 from .criteria.base import Evaluation
 from .export import check_exportable, check_int_labels, range_path_of
 
@@ -78,26 +77,11 @@ DEFAULT_LOG2G = (3.0, -15.0, -2.0)
 DEFAULT_FOLDS = 5
 GRID_OPTIONS = ("-log2c", "-log2g")
 _GRADIENT_SEARCHES = ("bfgs", "lbfgsb", "projected-gradient")
-_LN2 = math.log(2.0)
 #: hidden options that ``fix_argv`` makes of svm-train's ``-h 0|1`` and ``-wi weight``
 SHRINKING_OPTION = "--svm-train-h"
 WEIGHT_OPTION = "--svm-train-w"
 _INT = re.compile(r"[+-]?\d+")
 _WEIGHT = re.compile(r"-w([+-]?\d+)")
-SVM_TYPES = {0: "C-SVC", 1: "nu-SVC", 2: "one-class SVM", 3: "epsilon-SVR", 4: "nu-SVR"}
-KERNEL_TYPES = {0: "linear", 1: "poly", 2: "rbf"}
-#: svm-train's options that svmbound refuses, and why
-REFUSED = {
-    "-c": "use -log2c and -log2g (grid.py); a fixed C is -log2c L,L,1 with L = log2(C)",
-    "-g": "use -log2c and -log2g (grid.py); a fixed gamma is -log2g L,L,1 with L = "
-          "log2(gamma)",
-    "-r": "svm-train's coef0 of the polynomial and sigmoid kernels; svmbound tunes the "
-          "polynomial kernel's c itself (--coef0 sets where its search starts)",
-    "-n": "svm-train's nu of nu-SVC, the one-class SVM and nu-SVR; grid.py's options tune "
-          "svm-train's C-SVC (-s 0)",
-    "-p": "svm-train's epsilon of epsilon-SVR; grid.py's options tune svm-train's C-SVC (-s 0) "
-          "(for regression use --svr, without grid.py's options)",
-}
 
 
 def _range_arg(text):
@@ -226,371 +210,6 @@ def grid_values(begin, end, step) -> list[float]:
     return seq
 
 
-@dataclass
-class GridPy:
-    """The grid.py options of one ``svmbound tune`` call, resolved."""
-
-    log2c: list | None        # grid.py's sequence of log2 C, None for null
-    log2g: list | None        # grid.py's sequence of log2 gamma, None for null / no gamma
-    folds: int | None         # -v
-    out: str | None           # -out (grid.py's default <dataset>.out), None for -out null
-    grid: bool                # the grid search over the grid.py grid
-    weight_total: float | None = None   # Σ w of the rows with -wi class weights (else None)
-    resume: str | None = None           # -resume's file
-    #: -resume: the file's points {(log2c, log2g): rate} in its order (None for a null axis)
-    resumed: dict = field(default_factory=dict)
-    n_samples: int | None = None        # rows of the training data (set by ``apply``)
-    png: str | None = None              # -png
-    title: str = ""                     # the training file's name (grid.py's plot title)
-
-    def ln_c_axis(self):
-        """(begin, end, step) of ln C for ``--grid-log-c``."""
-        if self.log2c is None:
-            return (0.0, 0.0, 1.0)
-        step = (self.log2c[1] - self.log2c[0]) if len(self.log2c) > 1 else 1.0
-        return (self.log2c[0] * _LN2, self.log2c[-1] * _LN2, step * _LN2)
-
-    def ln_sigma2_axis(self, n_features=None):
-        """(begin, end, step) of ln σ² = −(log2 γ + 1)·ln 2 for ``--grid-log-sigma2``; for
-        ``-log2g null`` the single point γ = 1/n_features."""
-        if self.log2g is None:
-            v = math.log(n_features / 2.0)            # LIBSVM's default γ = 1/n_features
-            return (v, v, 1.0)
-        step = (self.log2g[1] - self.log2g[0]) if len(self.log2g) > 1 else -1.0
-        return (-(self.log2g[0] + 1.0) * _LN2, -(self.log2g[-1] + 1.0) * _LN2, -step * _LN2)
-
-    def point(self, x):
-        """(log2c, log2g) of the grid point x = (ln C[, ln σ²]) (None for a null axis), or
-        None when x is not a point of the grid."""
-        key = []
-        for values, k, axis in ((self.log2c, 0, self.ln_c_axis),
-                                (self.log2g, 1, self.ln_sigma2_axis)):
-            if values is None:
-                key.append(None)
-                continue
-            begin, _, step = axis()
-            i = int(round((x[k] - begin) / step))
-            if not 0 <= i < len(values) or abs(begin + i * step - x[k]) > 1e-6 * abs(step):
-                return None
-            key.append(values[i])
-        return tuple(key)
-
-    def lines(self, path, n_samples) -> list[str]:
-        """grid.py's output lines for the evaluated points of a grid search (``path``: the
-        search result's path, x = (ln C[, ln σ²]), value = number of CV errors)."""
-        out = []
-        for p in path:
-            c, g = self.point(p["x"])
-            out.append(_line(c, g, cv_rate(p["value"], n_samples)))
-        return out
-
-    def total(self) -> float:
-        """What the CV errors are counted out of: the rows, or Σ w with class weights."""
-        return self.n_samples if self.weight_total is None else self.weight_total
-
-    def resumed_rate(self, key):
-        """The rate -resume's file gives the point ``key`` (log2c, log2g), or None."""
-        return _resumed_lookup(self.resumed).get(_rounded(key))
-
-    def known_value(self, theta):
-        """The criterion value (number of CV errors, Σ w over them with class weights) at the
-        grid point θ from -resume's file, or None when the file does not have the point."""
-        key = self.point(np.asarray(theta, dtype=float))
-        rate = None if key is None else self.resumed_rate(key)
-        if rate is None:
-            return None
-        errors = self.total() * (100.0 - rate) / 100.0
-        return float(round(errors)) if self.weight_total is None else errors
-
-    def stdout_lines(self, entries, chosen) -> tuple[list[str], tuple | None]:
-        """grid.py's stdout for ``entries`` [(worker, log2c, log2g, rate)]: per point
-        ``[worker] log2c log2g rate (best c=…, g=…, rate=…)`` with the best so far — the
-        first of the largest rate, or the search's ``chosen`` (log2c, log2g) among equal
-        rates, so that the best is the point the model was trained at — then ``best_c best_g
-        best_rate`` with c = 2^log2c and g = 2^log2g. Returns (the lines, the best
-        (log2c, log2g, rate))."""
-        out, best = [], None
-        for worker, c, g, rate in entries:
-            if best is None or rate > best[2] or (rate == best[2] and (c, g) == chosen):
-                best = (c, g, rate)
-            shown = [str(v) for v in (c, g) if v is not None]
-            best_txt = ", ".join([f"{n}={2.0 ** v}" for n, v in zip("cg", best[:2])
-                                  if v is not None] + [f"rate={best[2]}"])
-            out.append(f"[{worker}] {' '.join(shown)} {rate} (best {best_txt})")
-        if best is not None:
-            last = [str(2.0 ** v) for v in best[:2] if v is not None] + [str(best[2])]
-            out.append(" ".join(last))
-        return out, best
-
-
-def _line(c, g, rate) -> str:
-    """grid.py's output line of one point."""
-    return (f"log2c={c} " * (c is not None) + f"log2g={g} " * (g is not None)
-            + f"rate={rate}")
-
-
-def _rounded(key):
-    return tuple(None if v is None else round(float(v), 9) for v in key)
-
-
-def _resumed_lookup(resumed: dict) -> dict:
-    return {_rounded(k): v for k, v in resumed.items()}
-
-
-def read_resume_file(path) -> dict:
-    """grid.py's reading of a -resume file: {(log2c, log2g): rate} from every line with a
-    ``rate=``; a point given twice keeps its first place and its last rate (grid.py's dict)."""
-    found = {}
-    try:
-        with open(path, encoding="ascii", errors="replace") as fh:
-            for line in fh:
-                rate = re.findall(r"rate=([0-9.]+)", line)
-                if not rate:
-                    continue
-                c = re.findall(r"log2c=([0-9.-]+)", line)
-                g = re.findall(r"log2g=([0-9.-]+)", line)
-                try:
-                    key = (float(c[0]) if c else None, float(g[0]) if g else None)
-                    found[key] = float(rate[0])
-                except ValueError:
-                    raise ValueError(f"-resume {path}: cannot read the line {line.strip()!r} "
-                                     "(grid.py's 'log2c=.. log2g=.. rate=..')") from None
-    except OSError as exc:
-        raise ValueError(f"-resume {path}: cannot read it ({exc.strerror or exc})") from None
-    return found
-
-
-def default_out(train) -> str:
-    """grid.py's default ``-out``: ``<dataset file name>.out``, in the current folder."""
-    return f"{os.path.basename(os.fspath(train))}.out"
-
-
-def cv_rate(n_errors, n_samples) -> float:
-    """Cross-validation accuracy in percent as svm-train prints it (``%g``) and grid.py reads it.
-    With class weights ``n_errors`` is Σ w over the errors and ``n_samples`` Σ w (a weighted
-    accuracy)."""
-    if abs(n_errors - round(n_errors)) < 1e-9:
-        n_errors = round(n_errors)
-    return float(f"{100.0 * (n_samples - n_errors) / n_samples:g}")
-
-
-# -- output files (issue 29, item 11) ----------------------------------------------------------
-def _destination(path) -> Path:
-    """Where writing ``path`` lands: the file a symbolic link points to (replacing the link by
-    a file would change what the user gave)."""
-    p = Path(path).expanduser()
-    return Path(os.path.realpath(p)) if p.is_symlink() else p
-
-
-def check_output_path(path, option: str) -> None:
-    """Raise a ValueError naming ``option`` unless ``path`` can be written the way
-    :func:`write_atomic` writes it: not a folder; its folder exists and a file can be created
-    there (probed with a temporary file, removed at once); an existing regular file must be
-    writable. Called before a search, so that a typo in an output path does not cost the whole
-    search."""
-    p = _destination(path)
-    if p.is_dir():
-        raise ValueError(f"{option} {path} is a folder, not a file name")
-    folder = p.parent
-    if not folder.is_dir():
-        raise ValueError(f"{option} {path}: folder {folder} does not exist")
-    if p.exists() and not p.is_file():        # /dev/null, a pipe: written in place
-        if not os.access(p, os.W_OK):
-            raise ValueError(f"{option} {path}: cannot write there (not writable)")
-        return
-    if p.exists() and not os.access(p, os.W_OK):
-        raise ValueError(f"{option} {path}: the file exists and is not writable")
-    try:
-        fd, probe = tempfile.mkstemp(dir=folder, prefix=f".{p.name}.", suffix=".probe")
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        raise ValueError(f"{option} {path}: cannot write there ({exc.strerror or exc})") from None
-
-
-def write_atomic(path, option: str, write) -> None:
-    """``write(tmp)`` writes the file at the path ``tmp``, a new file in the folder of ``path``
-    with the same suffix (matplotlib picks the image format by it); once it has written and
-    synced, ``tmp`` replaces ``path`` (``os.replace``): a full disk or an error leaves no
-    partial file, and an existing file as it was. The new file has the permissions an
-    ordinary ``open`` gives it (or those of the file it replaces). A path that exists and is
-    not a regular file (``/dev/null``, a pipe) is written in place. Errors: an ``OSError``
-    naming ``option`` and the path."""
-    p = _destination(path)
-    if p.exists() and not p.is_file():
-        try:
-            write(os.fspath(p))
-        except OSError as exc:
-            raise _write_error(exc, f"{option} {path}: cannot write ({exc.strerror or exc})") \
-                from None
-        return
-    try:
-        mode = p.stat().st_mode & 0o7777
-    except OSError:
-        mode = 0o666 & ~_umask()
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=p.suffix)
-        os.close(fd)
-        write(tmp)
-        fd = os.open(tmp, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.chmod(tmp, mode)
-        os.replace(tmp, p)
-        tmp = None
-    except OSError as exc:
-        raise _write_error(exc, f"{option} {path}: cannot write ({exc.strerror or exc}); "
-                           f"{'the file is unchanged' if p.exists() else 'no file was written'}") \
-            from None
-    finally:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
-
-
-def _write_error(exc: OSError, message: str) -> OSError:
-    """An OSError whose text is ``message`` alone, with the errno of ``exc``."""
-    err = OSError(message)
-    err.errno = exc.errno
-    return err
-
-
-def write_text_atomic(path, option: str, text: str) -> None:
-    """:func:`write_atomic` of an ASCII text."""
-    def write(tmp):
-        with open(tmp, "w", encoding="ascii") as fh:
-            fh.write(text)
-
-    write_atomic(path, option, write)
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _number(option, text, what, low=None, high=None, integer=False):
-    """The value of an svm-train option, a ValueError naming it unless a number in [low, high]
-    (an integer with ``integer``)."""
-    try:
-        v = int(text) if integer else float(text)
-    except (TypeError, ValueError):
-        v = None
-    if v is None or not math.isfinite(v) or (low is not None and v < low) or (
-            high is not None and v > high):
-        raise ValueError(f"{option} {text}: expected {what}")
-    return v
-
-
-def _note(args, text) -> None:
-    if not args.quiet:
-        print(f"[svmbound] note: {text}", file=sys.stderr, flush=True)
-
-
-def _svm_train_options(args) -> list[str]:
-    """svm-train's options (module docstring) turned into tune options, or a ValueError naming
-    the first refused one. Returns the options given."""
-    given = []
-    if args.svm_q:
-        args.quiet = True
-        given.append("-q")
-    for option in REFUSED:
-        value = getattr(args, f"svm_{option[1]}", None)
-        if value is not None:
-            raise ValueError(f"svm-train option {option} {value} is not supported: "
-                             f"{REFUSED[option]}")
-    if args.svm_s is not None:
-        v = _number("-s", args.svm_s, "an svm type, 0 to 4", integer=True)
-        if v != 0:
-            kind = SVM_TYPES.get(v)
-            raise ValueError(
-                f"svm-train option -s {args.svm_s}"
-                + (f" ({kind})" if kind else "") + " is not supported: svmbound tunes "
-                "svm-train's C-SVC (-s 0)"
-                + (", the only svm type of grid.py's options; for regression use --svr "
-                   "(without grid.py's options)" if v in (3, 4) else ""))
-        given.append("-s")
-    if args.svm_t is not None:
-        v = _number("-t", args.svm_t, "a kernel type: 0 linear, 1 polynomial, 2 rbf",
-                    integer=True)
-        if v in (3, 4):
-            raise ValueError(f"svm-train option -t {args.svm_t} "
-                             f"({'sigmoid' if v == 3 else 'precomputed'} kernel) is not "
-                             "supported: svmbound tunes the linear (-t 0), polynomial (-t 1) "
-                             "and rbf (-t 2) kernels (and --kernel ard, ard-poly)")
-        if v not in KERNEL_TYPES:
-            raise ValueError(f"-t {args.svm_t}: expected a kernel type: 0 linear, 1 polynomial, "
-                             "2 rbf")
-        if args.kernel not in ("rbf", KERNEL_TYPES[v]):
-            raise ValueError(f"-t {args.svm_t} ({KERNEL_TYPES[v]}) and --kernel {args.kernel} "
-                             "disagree; give one of them")
-        args.kernel = KERNEL_TYPES[v]
-        given.append("-t")
-    if args.svm_d is not None:
-        if args.kernel != "poly":
-            raise ValueError(f"svm-train option -d {args.svm_d} sets the degree of the "
-                             f"polynomial kernel (-t 1); the {args.kernel} kernel has none")
-        args.degree = [_number("-d", args.svm_d, "a degree >= 1", low=1, integer=True)]
-        given.append("-d")
-    if args.svm_m is not None:
-        v = _number("-m", args.svm_m, "the kernel cache in MB, a number > 0", low=0.0)
-        if v <= 0:
-            raise ValueError(f"-m {args.svm_m}: expected the kernel cache in MB, a number > 0")
-        if args.cache_size not in ("auto", v):
-            raise ValueError(f"-m {args.svm_m} and --cache-size {args.cache_size:g} disagree; "
-                             "give one of them")
-        args.cache_size = v
-        given.append("-m")
-    if args.svm_e is not None:
-        args.tol = _number("-e", args.svm_e, "the stopping tolerance, a number in [1e-14, 1]",
-                           low=1e-14, high=1.0)
-        given.append("-e")
-    if args.svm_h is not None:
-        v = _number("-h", args.svm_h, "0 or 1 (shrinking heuristics)", 0, 1, integer=True)
-        if v == 0:
-            _note(args, "-h 0: svmbound's SMO solver always uses shrinking (svm-train's -h 1); "
-                        "ignored")
-        given.append("-h")
-    args.gridpy_probability = False
-    if args.svm_b is not None:
-        v = _number("-b", args.svm_b, "0 or 1 (probability estimates)", 0, 1, integer=True)
-        args.gridpy_probability = v == 1
-        given.append("-b")
-    args.gridpy_weights = None
-    if args.svm_w:
-        weights = {}
-        for text in args.svm_w:
-            label, _, value = text.partition(",")
-            option = f"-w{label}"
-            if not value:
-                raise ValueError(f"svm-train option {option} needs a weight (-w{label} W: C of "
-                                 f"class {label} times W)")
-            if int(label) in weights:
-                raise ValueError(f"{option} is given twice")
-            weights[int(label)] = _number(option, value, "a weight >= 0", low=0.0)
-        if getattr(args, "class_weight", None) is not None:
-            raise ValueError(f"-w{next(iter(weights))} and --class-weight "
-                             f"{args.class_weight} both set class weights; give one of them")
-        args.gridpy_weights = weights
-        given.append("-w")
-    return given
-
-
-def _tool_options(args) -> list[str]:
-    """grid.py's -svmtrain and -gnuplot: accepted, with one note."""
-    given = [o for o, v in (("-svmtrain", args.gridpy_svmtrain),
-                            ("-gnuplot", args.gridpy_gnuplot)) if v is not None]
-    noted = [o for o in given if not (o == "-gnuplot" and args.gridpy_gnuplot == "null")]
-    if noted:
-        _note(args, f"grid.py's {' and '.join(noted)} {'is' if len(noted) == 1 else 'are'} not "
-                    "needed: svmbound trains the SVMs itself and draws -png with matplotlib; "
-                    "ignored")
-    return given
-
-
 #: (option, attribute) of the options that only mean something for the classifier grid.py
 #: tunes, refused with --svr (``cli.SVR_REFUSED`` checks -log2c, -log2g, -v and -out)
 _NOT_WITH_SVR = (("-resume", "gridpy_resume"), ("-png", "gridpy_png"),
@@ -611,11 +230,11 @@ def resolve(args) -> GridPy | None:
                 raise ValueError(f"{option} cannot be used with --svr: it is an option of "
                                  "LIBSVM's grid.py or svm-train, which svmbound takes for the "
                                  "classifier grid.py tunes")
-    libsvm = _svm_train_options(args)
+    libsvm = svm_train_options(args)
     given = [o for o, v in (("-log2c", args.log2c), ("-log2g", args.log2g), ("-v", args.folds),
                             ("-out", args.gridpy_out), ("-resume", args.gridpy_resume),
                             ("-png", args.gridpy_png)) if v is not None]
-    given += _tool_options(args)
+    given += tool_options(args)
     if args.loss is None:
         args.loss = "l1" if given or libsvm else "l2"
     if args.model is not None:
@@ -826,8 +445,8 @@ def finish(gp: GridPy | None, report: dict, n_samples: int, err=None, quiet=Fals
     path = report["path"]
     lines = gp.lines(path, gp.total())
     keys = [gp.point(p["x"]) for p in path]
-    resumed = _resumed_lookup(gp.resumed)
-    new = [i for i, key in enumerate(keys) if _rounded(key) not in resumed]
+    resumed = resumed_lookup(gp.resumed)
+    new = [i for i, key in enumerate(keys) if rounded_key(key) not in resumed]
     if gp.out is not None:
         text = "".join(lines[i] + "\n" for i in new if i < len(lines))
         if gp.resume is None:
@@ -856,7 +475,7 @@ def finish(gp: GridPy | None, report: dict, n_samples: int, err=None, quiet=Fals
               + ")", file=err, flush=True)
         if best is not None and best[:2] != keys[chosen]:
             print(f"[svmbound] grid.py: the best rate, {best[2]}, is that of "
-                  f"{_line(*best).rsplit(' ', 1)[0]} in -resume's file {gp.resume}, outside "
+                  f"{out_line(*best).rsplit(' ', 1)[0]} in -resume's file {gp.resume}, outside "
                   "this grid (the last line above, as grid.py); the model is trained at the "
                   "grid's best", file=err, flush=True)
         if gp.png is not None and failed is None:
@@ -865,67 +484,3 @@ def finish(gp: GridPy | None, report: dict, n_samples: int, err=None, quiet=Fals
         raise failed
 
 
-def append_text_atomic(path, option: str, text: str) -> None:
-    """:func:`write_atomic` of the file at ``path`` (if it is a regular file) followed by the
-    ASCII ``text`` on lines of its own."""
-    p = _destination(path)
-    old = p.read_bytes() if p.is_file() else b""
-    if old and not old.endswith(b"\n"):
-        old += b"\n"
-    data = old + text.encode("ascii")
-
-    def write(tmp):
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-
-    write_atomic(path, option, write)
-
-
-def plot_accuracy(points, file, *, best, title=""):
-    """Write grid.py's picture as a PNG: contours of the cross-validation accuracy (%) over
-    log2(C) (x) and log2(gamma) (y) at ``points`` [(log2c, log2g, rate)], with grid.py's
-    contour lines (every 0.5 % from 3 % below the best rate) over filled contours, the
-    evaluated points as dots and ``best`` (log2c, log2g, rate) marked, labelled as grid.py's
-    gnuplot map ('Best log2(C) = … log2(gamma) = … accuracy = …%', 'C = … gamma = …').
-    Points that do not span two values on each axis, or one rate everywhere, are drawn as dots
-    coloured by their rate. Points missing from the rectangle of the axes' values are left
-    blank. The file is PNG whatever its name. Returns the file name."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import MaxNLocator
-
-    P = np.asarray(points, dtype=float).reshape(-1, 3)
-    cs, gs = np.unique(P[:, 0]), np.unique(P[:, 1])
-    Z = np.full((gs.size, cs.size), np.nan)
-    Z[np.searchsorted(gs, P[:, 1]), np.searchsorted(cs, P[:, 0])] = P[:, 2]
-    lo, hi = float(np.nanmin(Z)), float(np.nanmax(Z))
-    fig, ax = plt.subplots(figsize=(6.4, 5.4))
-    if cs.size > 1 and gs.size > 1 and hi > lo and np.count_nonzero(np.isfinite(Z)) >= 4:
-        CC, GG = np.meshgrid(cs, gs)
-        Zm = np.ma.masked_invalid(Z)
-        levels = MaxNLocator(15).tick_values(lo, hi)
-        filled = ax.contourf(CC, GG, Zm, levels=levels, cmap="viridis")
-        fig.colorbar(filled, ax=ax, label="cross-validation accuracy (%)")
-        steps = np.arange(round(hi) - 3.0, hi + 1e-9, 0.5)      # grid.py's gnuplot levels
-        steps = steps[(steps > lo) & (steps < hi)]
-        if steps.size:
-            lines = ax.contour(CC, GG, Zm, levels=steps, colors="k", linewidths=0.8)
-            ax.clabel(lines, fmt="%g", fontsize=7)
-        ax.plot(P[:, 0], P[:, 1], ".", color="white", ms=3)
-    else:
-        dots = ax.scatter(P[:, 0], P[:, 1], c=P[:, 2], cmap="viridis", s=40,
-                          vmin=lo, vmax=hi if hi > lo else lo + 1.0)
-        fig.colorbar(dots, ax=ax, label="cross-validation accuracy (%)")
-    bc, bg, rate = best
-    ax.plot(bc, bg, "*", color="orange", mec="k", ms=16, label="best")
-    ax.set_xlabel("log2(C)")
-    ax.set_ylabel("log2(gamma)")
-    ax.set_title(f"{title}\nBest log2(C) = {bc:g}  log2(gamma) = {bg:g}  accuracy = {rate:g}%\n"
-                 f"C = {2.0 ** bc:g}  gamma = {2.0 ** bg:g}".lstrip("\n"), fontsize=9)
-    ax.legend(loc="best", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(file, dpi=100, format="png")
-    plt.close(fig)
-    return file

@@ -304,7 +304,7 @@ def test_a_failed_plot_or_out_file_leaves_the_old_file(labelled, capsys, monkeyp
 
 
 def test_write_atomic_keeps_links_modes_and_devices(tmp_path):
-    from svmbound.cli_gridpy import write_atomic, write_text_atomic
+    from svmbound.cli_output import write_atomic, write_text_atomic
 
     target = tmp_path / "real.txt"
     target.write_text("old")
