@@ -241,3 +241,16 @@ def test_grid_of_an_svr_criterion_at_a_fixed_epsilon():
             sol = solve_svr_dual(X, y, k, np.exp(lc), 0.1, loss="l2", tol=1e-8)
             mse = np.mean((svr_predict(X, sol.beta, sol.b, k, Xt) - yt) ** 2)
             assert grid.test_error[i, j] == pytest.approx(mse, rel=1e-5)
+
+
+def test_bound_svr_subsample_path_on_large_data():
+    """More than 2·tune_subsample rows: the search runs on a subsample drawn within quantile
+    bins of the targets and a hold-out on other rows picks; the final SVR uses every row."""
+    X, y = _data(400)
+    est = BoundSVR(tune_subsample=60, random_state=0).fit(X, y)
+    sub = est.search_.subsample
+    assert sub == {"search": 60, "validation": 240, "of": 400}
+    assert "hold-out" in est.search_.message
+    assert est.solution_.a.size == 2 * 400
+    Xt, yt = _data(400, seed=5)
+    assert est.score(Xt, yt) > 0.5
