@@ -14,6 +14,7 @@ from svmbound.criteria import make_criterion
 from svmbound.criteria.svr import (SVRCrossValidation, SVRLeaveOneOut, SVRRadiusMargin,
                                    SVRSpanBound, SVRSpanEstimate)
 from svmbound.kernels import LinearKernel, RBFKernel
+from svmbound.kernels.ard import ARDRBFKernel
 from svmbound.solvers.svr import solve_svr_dual, svr_predict
 
 from _fd import central_fd
@@ -68,8 +69,11 @@ def test_warm_start_gives_the_same_solution():
     np.testing.assert_allclose(warm.beta, cold.beta, atol=1e-6)
 
 
-@pytest.mark.parametrize("kernel,theta", [(RBFKernel(sigma2=5.0), [1.0, np.log(5.0), np.log(0.3)]),
-                                          (LinearKernel(), [-0.5, np.log(0.2)])])
+@pytest.mark.parametrize("kernel,theta", [
+    (RBFKernel(sigma2=5.0), [1.0, np.log(5.0), np.log(0.3)]),
+    (LinearKernel(), [-0.5, np.log(0.2)]),
+    (ARDRBFKernel(np.ones(10)), [1.0, 0.5, 1.0, 1.5, 2.0, 2.5, 1.2, 1.4, 3.0, 0.8, 1.1,
+                                 np.log(0.3)])])
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("cls", [SVRSpanBound, SVRRadiusMargin])
 def test_bound_gradients_match_finite_differences(cls, kernel, theta, weighted):
