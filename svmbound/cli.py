@@ -1,5 +1,7 @@
-"""Command line: ``svmbound tune TRAIN …`` (``--svr``: regression), ``svmbound select TRAIN
---keep K``, ``svmbound criteria`` and ``svmbound demo``.
+"""Command line: argument parsing, ``main``, the classifier's ``tune``, ``select`` and ``demo``.
+
+``svmbound tune TRAIN …`` (``--svr``: regression, ``cli_svr``; grid.py's options:
+``cli_gridpy``), ``svmbound select TRAIN --keep K``, ``svmbound criteria`` and ``svmbound demo``.
 
 Plain output is a short human summary; ``--json`` prints one JSON object on stdout. Progress
 goes to stderr (``--quiet`` silences it). Every output path (--model, -out, --plot, --log,
@@ -15,9 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import sys
-import threading
 import time
 import warnings
 
@@ -25,18 +25,19 @@ import numpy as np
 
 from . import __version__, cli_gridpy, plots
 from ._validation import check_known_labels
-from .bound_svr import BoundSVR
-from .criteria import ALIAS_TARGETS, ALIASES, CRITERIA
+from .cli_common import (_DEFAULT_SUBSAMPLE, _TERMINATION, EXIT_INTERRUPTED, EXIT_TERMINATED,
+                         _criteria_of, _criterion_task, _degree_arg, _Termination,
+                         add_search_details, check_log_options, estimator_params,
+                         fit_reporting_interruption, print_report, write_model_files)
 from .cli_output import check_output_path, write_atomic
-from .cli_report import (criteria_table, cv_results_report, fallback_report, jsonable_floats,
-                         path_report, regression_metrics, regression_summary,
-                         report_interrupted, summary)
+from .cli_report import criteria_table, fallback_report, jsonable_floats, path_report, summary
+from .cli_svr import check_class_labels, check_svr_options, run_tune_svr
+from .criteria import ALIASES, CRITERIA
 from .datasets import load_demo, load_libsvm_files
 from .estimators import SEARCHES, BoundSVC
 from . import svm_scale
-from .export import libsvm_range_text, model_of, range_path_of, write_libsvm_model
+from .export import model_of
 from .kernels import ARD_KERNELS, ESTIMATOR_KERNELS
-from .progress import stderr_is_terminal
 from .search.grid import evaluate_grid, grid_range
 from .selection import ScalingSelector
 
@@ -95,25 +96,6 @@ def _add_tune_options(p):
     _add_run_control_options(p)
 
 
-class _DefaultSubsample:
-    """The default of --tune-subsample: the estimator's (BoundSVC 5000, BoundSVR 3000)."""
-
-    def __repr__(self):
-        return "default"
-
-
-_DEFAULT_SUBSAMPLE = _DefaultSubsample()
-
-
-def _tune_subsample(args, task: str = "classification"):
-    """--tune-subsample for the estimator of ``task`` (its own default when not given)."""
-    value = getattr(args, "tune_subsample", _DEFAULT_SUBSAMPLE)
-    if isinstance(value, _DefaultSubsample):
-        est = BoundSVR if task == "regression" else BoundSVC
-        return est().get_params()["tune_subsample"]
-    return value
-
-
 def _subsample_arg(text: str):
     """--tune-subsample: a number of rows >= 10, or 'all' (None: every row)."""
     if text.strip().lower() == "all":
@@ -135,71 +117,6 @@ def _add_weight_options(p):
                         "CV of --criterion auto then counts the balanced error)")
 
 
-# -- interruption, search log, progress (issue 15) --------------------------------------------
-#: Exit status after Ctrl-C (128 + SIGINT, as a shell reports it).
-EXIT_INTERRUPTED = 130
-#: Exit status after SIGTERM (128 + SIGTERM), what batch systems send at a time limit.
-EXIT_TERMINATED = 143
-
-
-class _Termination:
-    """SIGTERM handled as Ctrl-C while a command runs (issue 29, item 12): the handler raises
-    KeyboardInterrupt in the main thread, so that the best point so far is reported exactly as
-    after Ctrl-C, and remembers that it was SIGTERM (``main`` then exits with 143).
-
-    Where Ctrl-C is deferred — ``solvers.interrupt.call_here`` swaps SIGINT's handler for one
-    that only records the signal while a short numba call runs, since an exception raised in
-    the numba dispatcher turns into a SystemError — the SIGTERM is handed to that handler as a
-    SIGINT, and raised when the call returns, under the handler it replaced. When SIGINT was
-    ignored at the start (a background job of a script), it stays ignored, but through a
-    Python handler that raises a SIGTERM handed over that way (SIG_IGN would drop it).
-    A second SIGTERM while the first is handled is ignored, so that the report is written.
-    """
-
-    def __init__(self):
-        self.sigterm = False           # a SIGTERM arrived
-        self._pending = False          # handed to a deferring SIGINT handler
-        self._raised = False
-        self._saved = []               # (signal number, handler to restore)
-
-    def __enter__(self):
-        if threading.current_thread() is not threading.main_thread():
-            return self
-        try:
-            self._saved.append((signal.SIGTERM, signal.signal(signal.SIGTERM, self._on_sigterm)))
-            if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
-                self._saved.append((signal.SIGINT,
-                                    signal.signal(signal.SIGINT, self._on_ignored_sigint)))
-        except ValueError:             # not the main interpreter: signals stay as they are
-            pass
-        return self
-
-    def __exit__(self, *exc):
-        for signum, handler in reversed(self._saved):
-            signal.signal(signum, handler)
-        self._saved.clear()
-        return False
-
-    def _on_sigterm(self, signum, frame):
-        self.sigterm = True
-        if self._raised or self._pending:
-            return
-        handler = signal.getsignal(signal.SIGINT)
-        if (callable(handler) and handler is not signal.default_int_handler
-                and handler != self._on_ignored_sigint):
-            self._pending = True       # Ctrl-C is deferred: defer this one the same way
-            handler(signal.SIGINT, frame)
-            return
-        self._raised = True
-        raise KeyboardInterrupt
-
-    def _on_ignored_sigint(self, signum, frame):
-        if self._pending and not self._raised:     # the SIGTERM, handed over
-            self._raised = True
-            raise KeyboardInterrupt
-        # a Ctrl-C: ignored, as SIGINT was when the command started
-
-
 def _add_run_control_options(p):
     """--log / --resume / --progress of ``tune`` and ``demo``."""
     p.add_argument("--log", metavar="FILE",
@@ -212,43 +129,6 @@ def _add_run_control_options(p):
     p.add_argument("--progress", action="store_true",
                    help="progress bar on stderr even when it is not a terminal (default: only "
                         "on a terminal, never with --quiet)")
-
-
-def run_control_kwargs(args, err=None) -> dict:
-    """BoundSVC's verbose/progress/log_file/resume from --quiet/--progress/--log/--resume.
-
-    The progress bar is on with --progress, or on a terminal without --quiet; the per-iteration
-    lines of earlier versions are printed instead when stderr is not a terminal (logs, pipes),
-    without --quiet. --log refuses an existing non-empty file (use --resume to continue it).
-    """
-    err = sys.stderr if err is None else err
-    log = getattr(args, "log", None)
-    resume = getattr(args, "resume", None)
-    check_log_options(args)
-    bar = bool(getattr(args, "progress", False)) or (not args.quiet and stderr_is_terminal(err))
-    if resume is not None and not args.quiet:
-        what = ("resuming the run logged in" if os.path.exists(resume)
-                else "no log yet: starting a new one in")
-        print(f"[svmbound] {what} {resume}", file=err, flush=True)
-    return {"verbose": 0 if (args.quiet or bar) else 1, "progress": bar,
-            "log_file": resume if resume is not None else log, "resume": resume is not None}
-
-
-def check_log_options(args) -> None:
-    """--log and --resume: one file, not a folder, in a folder where a file can be created;
-    --log refuses an existing non-empty file (--resume continues it). ValueErrors naming the
-    option."""
-    log = getattr(args, "log", None)
-    resume = getattr(args, "resume", None)
-    if log is not None and resume is not None and os.path.abspath(log) != os.path.abspath(resume):
-        raise ValueError(f"--log {log} and --resume {resume} name different files; --resume "
-                         "FILE alone continues FILE and logs to it")
-    for option, path in (("--resume", resume), ("--log", log)):
-        if path is not None:
-            check_output_path(path, option)
-    if resume is None and log is not None and os.path.isfile(log) and os.path.getsize(log) > 0:
-        raise ValueError(f"log file {log} exists: continue that run with --resume {log}, or "
-                         "remove it")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -409,31 +289,14 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None, scaling=None,
     check_plot_options(args)
     if yt is not None:
         check_known_labels(yt, np.unique(y), "the test set")
-    grid_spec = None
-    if args.search == "grid":
-        grid_spec = {"log_C": tuple(args.grid_log_c)}
-        if args.kernel == "rbf":
-            grid_spec["log_sigma2"] = tuple(args.grid_log_sigma2)
-    est = BoundSVC(loss=args.loss, criterion=args.criterion, kernel=args.kernel,
-                   search=args.search, start=args.start, grid=grid_spec, degree=degree,
-                   coef0=args.coef0, tol=args.tol, max_iter=args.max_iter,
-                   max_epochs=args.max_epochs, cache_size=args.cache_size,
-                   random_state=args.random_state, n_jobs=getattr(args, "n_jobs", 1),
-                   **run_control_kwargs(args, err),
+    est = BoundSVC(**estimator_params(args, degree, err),
                    criterion_params=getattr(args, "criterion_params", None),
-                   class_weight=getattr(args, "class_weight", None),
-                   tune_subsample=_tune_subsample(args))
+                   class_weight=getattr(args, "class_weight", None))
     if estimator_hook is not None:
         estimator_hook(est)
     if args.plot:  # validate grid options before the (possibly long) search
         gc, gs = grid_range(*args.grid_log_c), grid_range(*args.grid_log_sigma2)
-    try:
-        est.fit(X, y)
-    except KeyboardInterrupt:
-        term = _TERMINATION[0]
-        report_interrupted(est, args, out, t0,
-                           "SIGTERM" if term is not None and term.sigterm else "SIGINT")
-        raise
+    fit_reporting_interruption(est, X, y, args, out, t0)
     res = est.search_
     bp = est.best_params_
     sigma2 = bp.get("sigma2")
@@ -452,19 +315,7 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None, scaling=None,
     }
     if est.class_weight is not None:
         report["class_weight"] = dict(zip(jsonable_floats(est.classes_), est.class_weight_.tolist()))
-    if "candidates" in res:
-        report["chosen"] = res.chosen
-        report["candidates"] = res.candidates
-        report["subsample"] = res.get("subsample")
-    if hasattr(est, "cv_results_"):       # GridSearchCV's keys, JSON-ready
-        report["best_score"] = float(est.best_score_)
-        report["cv_results"] = cv_results_report(est.cv_results_)
-    if "degree" in bp:
-        report["degree"] = int(bp["degree"])
-    if "coef0" in bp:
-        report["coef0"] = float(bp["coef0"])
-    if args.kernel in ARD_KERNELS:
-        report["scaling_factors"] = jsonable_floats(est.kernel_.scaling_factors)
+    add_search_details(report, est, args)
     if Xt is not None:
         report["test_accuracy"] = float(est.score(Xt, yt))
     failed = []                 # output files that could not be written (full disk, ...)
@@ -500,230 +351,7 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None, scaling=None,
             report["plot"] = args.plot
         except OSError as exc:
             failed.append(exc)
-    if failed:
-        report["output_errors"] = [str(exc) for exc in failed]
-    if args.json:
-        print(json.dumps(report), file=out, flush=True)
-    else:
-        print(summary(report), file=out, flush=True)
-    if failed:                  # the result is printed above; the exit status says it failed
-        raise failed[0]
-    return report
-
-
-def write_model_files(args, est, libsvm_model, scaling, base: int, report: dict) -> list:
-    """``--model``: the LIBSVM model file of the fitted ``est`` and, where the model needs its
-    inputs scaled (``scaling``: ``--scale``'s ranges; an ARD kernel, whose ``LibsvmModel`` is
-    ``libsvm_model()``), svm-scale's range file beside it (features numbered from ``base``), so
-    that ``svm-scale -r FILE.range test | svm-predict`` gives the reported predictions. Sets
-    ``report["model"]`` (and ``"range_file"``); returns the OSErrors of files not written."""
-    try:
-        text = None             # svm-scale's range file: --scale, then an ARD model's 1/σ_k
-        if args.kernel in ARD_KERNELS:
-            model = libsvm_model()
-            write_atomic(args.model, "--model",
-                         lambda p: write_libsvm_model(model, p, range_path=False))
-            text = (libsvm_range_text(model) if scaling is None else
-                    svm_scale.ard_range_text(scaling, model.feature_scale, base))
-        else:
-            write_atomic(args.model, "--model", est.save_libsvm_model)
-            if scaling is not None:
-                text = svm_scale.range_text(scaling, base)
-        if text is not None:
-            def write_range(path):
-                with open(path, "w") as fh:
-                    fh.write(text)
-
-            write_atomic(range_path_of(args.model), "--model", write_range)
-            report["range_file"] = range_path_of(args.model)
-        report["model"] = args.model
-    except OSError as exc:
-        return [exc]
-    return []
-
-
-# -- regression: tune --svr --------------------------------------------------------------------
-#: Options of ``tune`` that only mean something for a classifier, refused with --svr:
-#: (option, attribute of the parsed arguments).
-SVR_REFUSED = (("--class-weight", "class_weight"), ("-log2c", "log2c"), ("-log2g", "log2g"),
-               ("-v", "folds"), ("-out", "gridpy_out"))
-
-
-def check_svr_options(args) -> None:
-    """``tune --svr``: a ValueError naming the first given option that only means something for
-    a classifier — --class-weight (class weights), grid.py's -log2c/-log2g/-v/-out (grid.py
-    tunes a C-SVC by its cross-validation accuracy; gridregression.py's habits are not
-    implemented) — or a classification criterion. (--plot draws the SVR's criterion over ln C
-    and ln σ² at the chosen ε.)"""
-    for option, attr in SVR_REFUSED:
-        if getattr(args, attr, None) is None:
-            continue
-        if option == "--class-weight":
-            why = "it weighs the classes of a classifier, and a regression has no classes"
-        else:
-            why = ("it is an option of LIBSVM's grid.py, which tunes a classifier by its "
-                   "cross-validation accuracy (gridregression.py's options are not "
-                   "supported); for the cross-validated mean squared error use --criterion "
-                   "svr-cv --search annealing")
-        raise ValueError(f"{option} cannot be used with --svr: {why}")
-    if _criterion_task(args.criterion) == "classification":
-        valid = ", ".join(["auto"] + _criteria_of("regression"))
-        raise ValueError(f"--criterion {args.criterion} is a classification criterion; with "
-                         f"--svr use one of: {valid}")
-
-
-def _criteria_of(task: str) -> list:
-    """The names of the criteria of ``task`` ('classification', 'regression'), sorted."""
-    return sorted(n for n, c in CRITERIA.items() if c.task == task)
-
-
-def _criterion_task(name) -> str | None:
-    """'classification' or 'regression' for a criterion name (aliases included); None for
-    'auto' and unknown names (the estimator names the valid ones)."""
-    if name == "radius-margin":
-        return "classification"
-    cls = CRITERIA.get(ALIAS_TARGETS.get(name, name))
-    return None if cls is None else cls.task
-
-
-def check_class_labels(y, path) -> None:
-    """``tune`` without --svr: a ValueError saying "use --svr" when the labels of the training
-    file ``path`` look like regression targets — more than two distinct values with non-integer
-    ones among them (no classifier takes those), or integer values of which there are more
-    than 20, more than half of them on a single row (classes a classifier cannot learn)."""
-    values, counts = np.unique(np.asarray(y, dtype=float), return_counts=True)
-    if values.size <= 2:
-        return
-    frac = values[values != np.round(values)]
-    if frac.size:
-        what = (f"{values.size} distinct values, non-integer ones among them, e.g. "
-                f"{', '.join(f'{v:.6g}' for v in frac[:3])}")
-    elif values.size > 20 and 2 * int(np.sum(counts == 1)) > values.size:
-        what = (f"{values.size} distinct integer values in {len(y)} rows, "
-                f"{int(np.sum(counts == 1))} of them on a single row")
-    else:
-        return
-    raise ValueError(f"{path}: the labels are real-valued regression targets ({what}), not "
-                     "class labels; svmbound tune trains a classifier — use --svr to tune an "
-                     "epsilon-SVR (regression)")
-
-
-def run_tune_svr(args, X, y, Xt=None, yt=None, out=None, err=None, scaling=None,
-                 base: int = 1) -> dict:
-    """``tune --svr``: tune a ``BoundSVR`` on real targets ``y`` and report — the chosen C,
-    kernel parameters and ε, the cost (evaluations, SVR trainings, time), the training and,
-    with a test set, the test mean squared error, mean absolute error and R². With ``--model``
-    LIBSVM's epsilon_svr model file and, where the model needs its inputs scaled, svm-scale's
-    range file beside it (``write_model_files``)."""
-    out = sys.stdout if out is None else out
-    err = sys.stderr if err is None else err
-    t0 = time.perf_counter()
-    degree = _degree_arg(args.degree)
-    grid_spec = None
-    if args.search == "grid":
-        grid_spec = {"log_C": tuple(args.grid_log_c)}
-        if args.kernel == "rbf":
-            grid_spec["log_sigma2"] = tuple(args.grid_log_sigma2)
-    est = BoundSVR(loss=args.loss, criterion=args.criterion, kernel=args.kernel,
-                   search=args.search, start=args.start, grid=grid_spec, degree=degree,
-                   coef0=args.coef0, tol=args.tol, max_iter=args.max_iter,
-                   max_epochs=args.max_epochs, cache_size=args.cache_size,
-                   random_state=args.random_state, n_jobs=getattr(args, "n_jobs", 1),
-                   **run_control_kwargs(args, err),
-                   tune_subsample=_tune_subsample(args, "regression"))
-    try:
-        est.fit(X, y)
-    except KeyboardInterrupt:
-        term = _TERMINATION[0]
-        report_interrupted(est, args, out, t0,
-                           "SIGTERM" if term is not None and term.sigterm else "SIGINT")
-        raise
-    res = est.search_
-    bp = est.best_params_
-    sigma2 = bp.get("sigma2")
-    train = regression_metrics(y, est.predict(X))
-    report = {
-        "task": "regression",
-        "C": float(bp["C"]), "gamma": jsonable_floats(bp.get("gamma")),
-        "sigma2": jsonable_floats(sigma2), "epsilon": float(bp["epsilon"]),
-        "log_C": float(est.best_theta_[0]),
-        "log_sigma2": None if sigma2 is None else jsonable_floats(np.log(sigma2)),
-        "log_epsilon": float(est.best_theta_[-1]),
-        "best_params": {k: jsonable_floats(v) for k, v in bp.items()},
-        "kernel": args.kernel, "loss": args.loss, "criterion": est.criterion_name_,
-        "value": float(est.best_value_), "nfev": int(res.nfev), "njev": int(res.njev),
-        "nit": int(res.nit), "message": str(res.message),
-        "n_trainings": int(est.n_trainings_), "n_sv": int(est.support_.size),
-        "c_projected": bool(est.c_projected_),
-        "train_mse": train["mse"], "train_mae": train["mae"], "train_r2": train["r2"],
-        "problems": list(res.get("problems", [])),
-        "fallback": fallback_report(res.get("fallback")),
-    }
-    if "candidates" in res:
-        report["chosen"] = res.chosen
-        report["candidates"] = res.candidates
-        report["subsample"] = res.get("subsample")
-    if hasattr(est, "cv_results_"):       # GridSearchCV's keys (scores: negated CV MSE)
-        report["best_score"] = float(est.best_score_)
-        report["cv_results"] = cv_results_report(est.cv_results_)
-    if "degree" in bp:
-        report["degree"] = int(bp["degree"])
-    if "coef0" in bp:
-        report["coef0"] = float(bp["coef0"])
-    if args.kernel in ARD_KERNELS:
-        report["scaling_factors"] = jsonable_floats(est.kernel_.scaling_factors)
-    if Xt is not None:
-        test = regression_metrics(yt, est.predict(Xt))
-        report.update(test_mse=test["mse"], test_mae=test["mae"], test_r2=test["r2"],
-                      n_test=int(Xt.shape[0]))
-    failed = []                 # output files that could not be written (full disk, ...)
-    if getattr(args, "model", None):
-        failed += write_model_files(args, est, est._model, scaling, base, report)
-    report["fit_time_s"] = float(est.fit_time_)
-    report["time_s"] = time.perf_counter() - t0
-    report["path"] = path_report(res.path)
-    if args.plot:
-        failed += plot_svr(args, est, X, y, Xt, yt, report, err)
-    if failed:
-        report["output_errors"] = [str(exc) for exc in failed]
-    if args.json:
-        print(json.dumps(report), file=out, flush=True)
-    else:
-        print(regression_summary(report), file=out, flush=True)
-    if failed:                  # the result is printed above; the exit status says it failed
-        raise failed[0]
-    return report
-
-
-def plot_svr(args, est, X, y, Xt, yt, report, err) -> list:
-    """``tune --svr --plot``: the SVR's criterion (the span estimate for criterion='auto') over
-    ln C and ln σ² at the chosen ln ε, the bound search's path and the candidates with their
-    CV mean squared errors, and the test MSE map beside it with a test set. Returns the
-    OSErrors of a file not written."""
-    gc, gs = grid_range(*args.grid_log_c), grid_range(*args.grid_log_sigma2)
-    crit = est.make_criterion(X, y)
-    if not args.quiet:
-        print(f"[svmbound] evaluating the criterion on a {gs.size}x{gc.size} grid for the plot "
-              f"(at ln epsilon = {est.best_theta_[-1]:.3g})", file=err, flush=True)
-    grid = evaluate_grid(crit, gc, gs, Xt, yt, fixed=est.best_theta_[2:])
-    res = est.search_
-    paths = candidates = accepted = None
-    if "candidates" in res:
-        paths = {f"{name} search": [p["x"][:2] for p in stage.path if p["accepted"]]
-                 for name, stage in res.stages.items()}
-        candidates = [(c["x"][:2], f"CV MSE {c['cv_rate']:.4g}") for c in res.candidates]
-    elif args.search != "grid":
-        accepted = [p["x"][:2] for p in report["path"] if p["accepted"]]
-    title = (f"{crit.name} at ln eps = {est.best_theta_[-1]:.2f}; "
-             f"{est.criterion_name_} ({args.loss.upper()}-SVR)")
-    try:
-        write_atomic(args.plot, "--plot", lambda tmp: plots.plot_contours(
-            grid, tmp, path=accepted, paths=paths, candidates=candidates,
-            final=est.best_theta_[:2], title=title, test_label="test MSE", test_scale=1.0))
-        report["plot"] = args.plot
-    except OSError as exc:
-        return [exc]
-    return []
+    return print_report(report, failed, args, out, summary)
 
 
 def _n_jobs_arg(text):
@@ -745,15 +373,6 @@ def _cache_arg(text):
         return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected 'auto' or megabytes, got {text!r}") from None
-
-
-def _degree_arg(values):
-    """--degree D (fixed) or --degree LOW HIGH (searched by annealing)."""
-    if len(values) == 1:
-        return values[0]
-    if len(values) == 2:
-        return tuple(values)
-    raise ValueError(f"--degree takes one degree or a range LOW HIGH, got {len(values)} values")
 
 
 def run_select(args, X, y, out=None, err=None, feature_base=1) -> dict:
@@ -813,10 +432,6 @@ def main(argv=None) -> int:
         finally:
             _TERMINATION[0] = None
     return 0
-
-
-#: The ``_Termination`` of the running ``main`` (read when reporting an interruption).
-_TERMINATION = [None]
 
 
 def _one_line(exc: BaseException) -> str:

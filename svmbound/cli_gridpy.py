@@ -211,7 +211,7 @@ def grid_values(begin, end, step) -> list[float]:
 
 
 #: (option, attribute) of the options that only mean something for the classifier grid.py
-#: tunes, refused with --svr (``cli.SVR_REFUSED`` checks -log2c, -log2g, -v and -out)
+#: tunes, refused with --svr (``cli_svr.SVR_REFUSED`` checks -log2c, -log2g, -v and -out)
 _NOT_WITH_SVR = (("-resume", "gridpy_resume"), ("-png", "gridpy_png"),
                  ("-svmtrain", "gridpy_svmtrain"), ("-gnuplot", "gridpy_gnuplot"),
                  ("-s", "svm_s"), ("-t", "svm_t"), ("-d", "svm_d"), ("-m", "svm_m"),
