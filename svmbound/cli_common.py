@@ -14,8 +14,8 @@ from .cli_output import check_output_path, write_atomic
 from .cli_report import cv_results_report, jsonable_floats, report_interrupted
 from .criteria import ALIAS_TARGETS, CRITERIA
 from .estimators import BoundSVC
-from .export import libsvm_range_text, range_path_of, write_libsvm_model
 from .kernels import ARD_KERNELS
+from .libsvm_model import libsvm_range_text, range_path_of, write_libsvm_model
 from .progress import stderr_is_terminal
 
 

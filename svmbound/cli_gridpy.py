@@ -69,7 +69,8 @@ from .cli_gridpy_files import (GridPy, cv_rate, default_out, out_line, plot_accu
 from .cli_output import append_text_atomic, check_output_path, write_atomic, write_text_atomic
 from .cli_svmtrain import REFUSED, svm_train_options, tool_options
 from .criteria.base import Evaluation
-from .export import check_exportable, check_int_labels, range_path_of
+from .export import check_exportable
+from .libsvm_model import check_int_labels, range_path_of
 
 #: grid.py's defaults (LIBSVM tools/grid.py).
 DEFAULT_LOG2C = (-5.0, 15.0, 2.0)

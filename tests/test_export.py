@@ -295,7 +295,8 @@ def test_sparse_linear_svc_coef_is_the_primal_w(sparse_fitted):
 @pytest.mark.parametrize("name", sorted(SPARSE_FITS))
 def test_sparse_model_file_predicts_identically_in_libsvm(sparse_data, sparse_fitted, svmutil,
                                                           tmp_path, name):
-    from svmbound.export import binary_model, libsvm_model_text, multiclass_model
+    from svmbound.export import binary_model, multiclass_model
+    from svmbound.libsvm_model import libsvm_model_text
 
     d = sparse_data
     est = sparse_fitted[name]
@@ -332,7 +333,8 @@ def test_model_text_of_a_non_canonical_csr_model(sparse_fitted):
     """A LibsvmModel whose CSR rows have unsorted indices, duplicates and stored zeros is
     written as its dense array is: ascending indices (LIBSVM needs them), summed duplicates,
     no zeros."""
-    from svmbound.export import binary_model, libsvm_model_text
+    from svmbound.export import binary_model
+    from svmbound.libsvm_model import libsvm_model_text
 
     model = binary_model(sparse_fitted["rbf"])
     S = model.support_vectors

@@ -19,7 +19,8 @@ from sklearn.svm import SVC
 
 from svmbound import BoundSVC
 from svmbound.checks import ModelWarning
-from svmbound.export import binary_model, libsvm_range_text, range_path_of
+from svmbound.export import binary_model
+from svmbound.libsvm_model import libsvm_range_text, range_path_of
 
 LOSSES = ("l1", "l2")
 KERNELS = ("rbf", "linear", "poly", "ard", "ard-poly")
@@ -290,7 +291,8 @@ def test_where_the_range_file_goes(tmp_path):
     """Default ``<path>.range``; another path; False: the model file alone (for a caller that
     writes the range file itself, ``write_libsvm_range``); a model on raw features has none;
     a model that cannot be written (string labels) leaves neither file."""
-    from svmbound.export import model_of, write_libsvm_model, write_libsvm_range
+    from svmbound.export import model_of
+    from svmbound.libsvm_model import write_libsvm_model, write_libsvm_range
 
     est, (X, y, _, _) = _fit(("l2", "ard-poly", 3, "dense", "weighted"))
     model = model_of(est)

@@ -13,10 +13,10 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVR
 
-from svmbound.export import (libsvm_model_text, range_path_of, regression_model, to_svc,
-                             to_svr, write_libsvm_model)
+from svmbound.export import regression_model, to_svc, to_svr
 from svmbound.kernels import (ARDRBFKernel, LinearKernel, PolynomialKernel, RBFKernel,
                               ScaledPolynomialKernel)
+from svmbound.libsvm_model import libsvm_model_text, range_path_of, write_libsvm_model
 
 C, EPSILON, TOL = 3.0, 0.1, 1e-8
 
