@@ -264,7 +264,7 @@ def _check_class_labels(y) -> None:
         frac = y[(y != np.round(y)) & np.isfinite(y)] if y.dtype.kind == "f" else y
         raise ValueError(f"Unknown label type: continuous. y must hold class labels (two distinct "
                          f"values such as -1/+1, 0/1 or strings), got non-integer values such as "
-                         f"{frac[:3].tolist()}; regression targets are not supported")
+                         f"{frac[:3].tolist()}; for regression targets use svmbound.BoundSVR")
     if kind == "unknown":
         raise ValueError(f"Unknown label type: y of dtype {y.dtype} must hold class labels of one "
                          f"type (numbers or strings), got e.g. {y[:5].tolist()}")
@@ -337,5 +337,5 @@ def check_class_y(y, n_samples: int, warn: bool = False) -> tuple[np.ndarray, np
     if classes.size > 2 and y.dtype.kind == "f" and not np.all(classes == np.round(classes)):
         raise ValueError(f"Unknown label type: continuous. y has {classes.size} distinct values, "
                          f"non-integer ones among them (e.g. {classes[classes != np.round(classes)][:3].tolist()}); "
-                         "y must hold class labels, regression targets are not supported")
+                         "y must hold class labels; for regression targets use svmbound.BoundSVR")
     return np.asarray(y_idx, dtype=np.intp).ravel(), classes
