@@ -98,15 +98,27 @@ class BoundSVMBase(BaseEstimator):
         return "radius-margin" if self.criterion == "auto" else self.criterion
 
     def _iteration_printer(self, bar, t0):
-        """The ``verbose`` callback of the searches: one line per iteration through the
-        progress bar (None when not verbose)."""
-        if not self.verbose:
+        """The ``verbose`` ≥ 2 callback of the searches: one line per iteration through the
+        progress bar (None below)."""
+        if self.verbose < 2:
             return None
 
         def callback(xk, fk):
             bar.write(f"[svmbound] iter: theta={np.round(xk, 4).tolist()} value={fk:.6g} "
                       f"{time.perf_counter() - t0:.1f}s")
         return callback
+
+    def _notifier(self, bar, t0):
+        """The ``verbose`` ≥ 1 reporter of the fit's steps — each search's end, each
+        candidate's validation, the pick, the final training — one line each through the
+        progress bar (None when not verbose). Levels as scikit-learn's searches use them:
+        1 the steps, 2 also every search iteration, 3 also every evaluation."""
+        if not self.verbose:
+            return None
+
+        def notify(text):
+            bar.write(f"[svmbound] {time.perf_counter() - t0:6.1f}s {text}")
+        return notify
 
     def fit(self, X, y, sample_weight=None):
         """Tune (C, kernel θ) and train the final SVM. ``sample_weight``: per-sample weights
@@ -164,16 +176,20 @@ class BoundSVMBase(BaseEstimator):
     def _searching(self, run, bar):
         """Around a fit's searches (binary and multi-class): on Ctrl-C keep the search so far
         in ``search_`` and on the exception as ``search_result`` before re-raising; always close
-        the progress bar and the search log."""
+        the search log, and the progress bar when the searches fail (otherwise it stays open
+        for the final training, and the fit closes it)."""
         try:
             yield
         except KeyboardInterrupt as exc:
             self.search_ = exc.search_result = run.partial_result()
             self.search_.phase = "search"
             self._forget_model()
+            bar.close()
+            raise
+        except BaseException:
+            bar.close()
             raise
         finally:
-            bar.close()
             run.close()
 
     def _forget_model(self) -> None:
@@ -191,8 +207,9 @@ class BoundSVMBase(BaseEstimator):
                    and not (k == "strategy_config" and v is None)}   # logs before it
             log = SearchLog(self.log_file, data_fingerprint(X, y_pm, weights), run,
                             resume=bool(self.resume))
-        bar = Progress(bool(self.progress), total=self._progress_total(crit, lower, upper),
-                       desc=f"svmbound {self.search}")
+        total = self._progress_total(crit, lower, upper)
+        bar = Progress(bool(self.progress), total=None if total is None else total + 1,
+                       desc=f"svmbound {self.search}", echo=self.verbose >= 3)
         return RunControl(log, on_evaluation=bar.on_evaluation), bar
 
     def _criterion_params(self, cls) -> dict:

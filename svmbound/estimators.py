@@ -138,10 +138,14 @@ class BoundSVC(ClassifierMixin, BoundSVMBase):
         Three or more classes: w_i = class_weight[y_i]·s_i is computed once on all samples
         and each one-vs-one pair trains and is tuned with the weights of its rows; the voting
         CV of criterion='auto' counts held-out errors with their weights.
-    verbose : one line per search iteration on stderr when > 0.
+    verbose : lines on stderr, as scikit-learn's searches: 1 each step (a search's end, each
+        candidate's validation error, the pick, the final training), 2 also every search
+        iteration, 3 also every criterion evaluation.
     criterion_params : dict or None
         Extra keyword arguments of the criterion, e.g. ``{"n_folds": 10}`` for 'cv-error'.
-    progress : a progress bar (tqdm) on stderr, one step per criterion evaluation; default off.
+    progress : a progress bar (tqdm) on stderr, one step per criterion evaluation and one for
+        the final training, with the stage and (criterion='auto') a total and an ETA; default
+        off.
     log_file : None, or a path: every criterion evaluation of the search is appended to it as
         one JSON line (θ, value, gradient, solver statistics, time; ``svmbound.search.log``),
         with the solver warm-start state in ``<log_file>.state``.

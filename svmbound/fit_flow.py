@@ -337,13 +337,14 @@ def fit_bound_svm(est, data: TrainingData, machine, t0: float):
     run, bar = est._start_run_control(data.X_full, machine.log_labels, first, lower, upper,
                                       data.weights)
     callback = est._iteration_printer(bar, t0)
+    notify = est._notifier(bar, t0)
     prev = rate = warm = None
     with est._searching(run, bar):
         if auto:
             machine.before_auto(run)
             result, theta, n_search, warm = run_auto(est, X, machine.y, kernel0, lower, upper,
                                                      x0, callback, run, data.weights,
-                                                     machine.factory, machine.strata)
+                                                     machine.factory, machine.strata, notify)
             est.criterion_name_ = "auto"
         else:
             crit = run.wrap(crit)
@@ -354,10 +355,22 @@ def fit_bound_svm(est, data: TrainingData, machine, t0: float):
             n_search = result.nfev if est.search == "convex" else crit.n_trainings
             prev, rate = machine.after_search(crit, result, theta)
             kernel0 = crit.kernel        # annealing may have set the polynomial degree
+            if notify is not None:
+                notify(f"{est.criterion_name_} {est.search} search: {result.message}")
 
     try:
-        return _after_search(est, data, machine, result, theta, n_search, kernel0, auto,
-                             degenerate, prev, rate, warm, callback, t0)
+        bar.stage("final training")
+        if notify is not None:
+            params = machine.params_at(theta, kernel0=kernel0)
+            shown = ", ".join(f"{k}={v:.4g}" for k, v in params.items()
+                              if isinstance(v, (int, float)))
+            notify(f"final training at {shown} on {data.X.shape[0]} rows")
+        out = _after_search(est, data, machine, result, theta, n_search, kernel0, auto,
+                            degenerate, prev, rate, warm, callback, t0)
+        bar.step()
+        if notify is not None:
+            notify(f"done: {est.n_trainings_} trainings, {est.fit_time_:.2f} s")
+        return out
     except KeyboardInterrupt as exc:
         # the search had ended: keep it, with the point it chose, and say which phase was cut
         chosen = result.get("x")
@@ -370,6 +383,8 @@ def fit_bound_svm(est, data: TrainingData, machine, t0: float):
         est.search_ = exc.search_result = result
         est._forget_model()
         raise
+    finally:
+        bar.close()
 
 
 def _after_search(est, data, machine, result, theta, n_search, kernel0, auto, degenerate,
@@ -550,7 +565,7 @@ def run_search(est, crit, X, y, lower, upper, x0, callback):
 
 
 def run_auto(est, X, y, kernel, lower, upper, x0, callback, run=None, weights=None,
-             criterion_factory=None, strata=None):
+             criterion_factory=None, strata=None, notify=None):
     """The default strategy (``svmbound.strategy``): (result, θ, trainings, warm), warm the
     (solution, θ) a bound search made at the chosen minimum or None (the final training's
     start). With a run control ``run`` every criterion it builds is wrapped (search log,
@@ -565,7 +580,7 @@ def run_auto(est, X, y, kernel, lower, upper, x0, callback, run=None, weights=No
         sequential_searches=run is not None and run.log is not None, weights=weights,
         criterion_factory=criterion_factory, subsample=est.tune_subsample,
         held_out=bool(getattr(est, "probability", False)), config=est._config(),
-        strata=strata)
+        strata=strata, notify=notify)
     warm = result.pop("final_warm_start", None)
     return result, np.asarray(result.x, dtype=float).copy(), n_trainings, warm
 

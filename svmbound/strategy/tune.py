@@ -37,7 +37,7 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
               sequential_searches=False, weights=None,
               criterion_factory=None, subsample=None,
               max_fev=None, held_out: bool = False, config: StrategyConfig = DEFAULT_CONFIG,
-              strata=None) -> tuple[SearchResult, int]:
+              strata=None, notify=None) -> tuple[SearchResult, int]:
     """Run the default strategy (module docstring) and return (result, number of SVM
     trainings). ``result.x`` is the chosen θ, ``result.fun`` its CV error rate,
     ``result.candidates`` the candidates with their CV errors, ``result.stages`` the bound
@@ -70,7 +70,8 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     ``strata``: what the subsample and hold-out rows are drawn within (default ``y_pm``, the
     classes; a regressor passes bins of its targets). The validation is the criterion
     ``config.validation_criterion`` ('cv-error'; a regressor's 'svr-cv', whose value is a mean
-    squared error instead of a count)."""
+    squared error instead of a count). ``notify(text)``, if given, is told each search's end,
+    each candidate's validation error and the pick (``verbose``)."""
     make = make_criterion if criterion_factory is None else criterion_factory
     max_fev = config.stage_max_fev if max_fev is None else max_fev
     gtol = config.stage_gtol if gtol is None else gtol
@@ -96,6 +97,9 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
                                 "backtrack": config.stage_backtrack,
                                 "max_step": config.stage_max_step}, callback=callback)
         res.criterion = crit.name
+        if notify is not None:
+            notify(f"{crit.name} search: {res.nfev} evaluations, minimum {res.fun:.6g} at "
+                   f"theta = {np.round(res.x, 4).tolist()}")
         return (crit.name, res, crit.n_trainings, _solution_at(crit, res.x, loss, split),
                 _coef_candidates(crit, res.x, config.coef_quantiles.get(loss, ()), lower,
                                  upper))
@@ -129,6 +133,11 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     n_trainings += cv.n_trainings
     result = _choice(records, cv, stages, path, split, np.asarray(y_pm).size, wv is not None,
                      start_added, trivial)
+    if notify is not None:
+        for r in records:
+            notify(f"{cv.name} of the {r['source']} (theta = {np.round(r['x'], 4).tolist()}): "
+                   f"rate {r['cv_rate']:.6g}")
+        notify(result.message)
     # (solution, θ) of the search's own solve when a minimum is chosen (not a step from it),
     # for the final training (popped by the estimator: not part of search_)
     warm = solutions.get(result.chosen)
