@@ -75,7 +75,7 @@ class BoundSVMBase(BaseEstimator):
     #: Parameters that do not change the result: a log does not record them, so a run may be
     #: resumed with other values (n_jobs: the same bits on any number of workers).
     _RUN_CONTROL_PARAMS = ("verbose", "progress", "log_file", "resume", "n_jobs",
-                           "probability")
+                           "probability", "break_ties")
 
     def _uses_auto(self) -> bool:
         """Whether fit runs the default strategy of ``svmbound.strategy`` (criterion='auto'

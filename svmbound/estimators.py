@@ -157,7 +157,13 @@ class BoundSVC(ClassifierMixin, BoundSVMBase):
     decision_function_shape : 'ovr' (default) | 'ovo'
         Three or more classes: ``decision_function`` returns scikit-learn SVC's one-vs-rest
         shape (n, k) or the pairs' values (n, k(k−1)/2), positive for the pair's first class.
-        Prediction is by one-vs-one voting either way (as SVC). Not used for two classes.
+        Prediction is by one-vs-one voting either way (as SVC), unless ``break_ties``. Not used
+        for two classes.
+    break_ties : bool (default False)
+        As SVC's: with three or more classes and decision_function_shape='ovr', ``predict``
+        returns the class of the largest ``decision_function`` value (the vote with its ties
+        broken by the confidences) instead of the plain one-vs-one vote (whose ties go to the
+        first class); a ValueError with 'ovo'. Not used for two classes.
     multiclass_theta : 'shared' (default) | 'per-pair'
         Three or more classes: 'shared' tunes one θ for all pairs by minimising the sum of the
         pairs' criteria (evaluated in ``n_jobs`` threads); 'per-pair' fits every pair as a
@@ -202,6 +208,7 @@ class BoundSVC(ClassifierMixin, BoundSVMBase):
         "decision_function_shape": [StrOptions({"ovr", "ovo"})],
         "multiclass_theta": [StrOptions({"shared", "per-pair"})],
         "probability": ["boolean"],
+        "break_ties": ["boolean"],
     }
 
     def __init__(self, loss="l2", criterion="auto", kernel="rbf", search="bfgs",
@@ -211,7 +218,7 @@ class BoundSVC(ClassifierMixin, BoundSVMBase):
                  log_file=None, resume=False, criterion_params=None, n_jobs=None,
                  class_weight=None, decision_function_shape="ovr",
                  multiclass_theta="shared", tune_subsample=5000, strategy_config=None,
-                 probability=False):
+                 probability=False, break_ties=False):
         self.loss = loss
         self.criterion = criterion
         self.kernel = kernel
@@ -241,6 +248,7 @@ class BoundSVC(ClassifierMixin, BoundSVMBase):
         self.multiclass_theta = multiclass_theta
         self.strategy_config = strategy_config
         self.probability = probability
+        self.break_ties = break_ties
 
     # -- fitting -------------------------------------------------------------------------
     def _validate(self, params_checked: bool = False):
@@ -339,10 +347,15 @@ class BoundSVC(ClassifierMixin, BoundSVMBase):
 
     def predict(self, X):
         """``classes_[1]`` where the decision function is positive, else ``classes_[0]``; with
-        three or more classes the one-vs-one vote (``NotFittedError`` before ``fit``)."""
+        three or more classes the one-vs-one vote, or with ``break_ties`` the class of the
+        largest one-vs-rest decision value (``NotFittedError`` before ``fit``)."""
         check_is_fitted(self, "dual_coef_")
-        if len(self.classes_) > 2:   # one-vs-one voting
-            return ovo_predict(self, X)
+        if self.break_ties and self.decision_function_shape == "ovo":
+            raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
+        if len(self.classes_) > 2:
+            if self.break_ties:
+                return self.classes_[np.argmax(self.decision_function(X), axis=1)]
+            return ovo_predict(self, X)   # one-vs-one voting
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
 
     def _check_proba(self):

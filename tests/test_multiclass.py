@@ -459,3 +459,22 @@ def test_balanced_improves_minority_recall_multiclass():
     r_bal = recall_score(y, bal.predict(X), average=None)
     assert r_bal[2] > r_plain[2], (r_plain, r_bal)
     assert bal.search_.message.count("weighted") == 1
+
+
+def test_break_ties_predicts_the_largest_ovr_decision_value():
+    """break_ties=True (as SVC's): the class of the largest one-vs-rest decision value, which
+    agrees with the vote wherever the vote has no tie; a ValueError with the 'ovo' shape."""
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    est = BoundSVC(random_state=0).fit(X, y)
+    voted = est.predict(X)
+    est.set_params(break_ties=True)
+    broken = est.predict(X)
+    np.testing.assert_array_equal(broken, est.classes_[np.argmax(est.decision_function(X), 1)])
+    votes = est.decision_function(X).round()       # SVC's ovr values: votes + confidences/3
+    clear = np.sort(votes, axis=1)[:, -1] > np.sort(votes, axis=1)[:, -2]
+    np.testing.assert_array_equal(broken[clear], voted[clear])
+    est.set_params(decision_function_shape="ovo")
+    with pytest.raises(ValueError, match="break_ties must be False"):
+        est.predict(X)
