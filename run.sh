@@ -3,6 +3,7 @@
 #   bash run.sh demo    tune an SVM on scikit-learn's bundled breast-cancer data
 #   bash run.sh test    run the whole test suite
 #   bash run.sh bench   the quick benchmark suite against the peers, 2 jobs (BENCHMARKS.md)
+#   bash run.sh bench-svr  the quick regression benchmark (BoundSVR against the peers), 2 jobs
 #   bash run.sh <args>  any `svmbound` command, e.g. bash run.sh tune data.libsvm --json
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -22,5 +23,7 @@ case "$cmd" in
     demo) shift; exec "$venv/bin/svmbound" demo "$@" ;;
     bench) shift; cd "$here" && exec "$venv/bin/python" benchmarks/vs_peers.py --quick --jobs 2 \
         --methods grid random l2 l1 "$@" ;;
+    bench-svr) shift; cd "$here" && exec "$venv/bin/python" benchmarks/regression.py --quick \
+        --jobs 2 --methods grid random l2 l1 "$@" ;;
     *) exec "$venv/bin/svmbound" "$@" ;;
 esac
