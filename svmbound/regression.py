@@ -24,7 +24,7 @@ import numpy as np
 from .criteria import make_criterion
 from .fit_flow import Trained
 from .kernels import with_gamma
-from .search.box import box_and_start
+from .search.box import box_and_start, clip_into_bounds
 from .solvers.svr import SVRSolution, solve_svr_dual
 from .strategy import auto_box_and_start
 
@@ -123,11 +123,7 @@ class RegressionMachine:
         if est.bounds is None and est.start is None:
             return lower, upper, x0
         bounds = np.column_stack([lower, upper]) if est.bounds is None else est.bounds
-        start = est.start
-        if start is None:
-            b = np.asarray(bounds, dtype=float)
-            b = np.tile(b, (len(names), 1)) if b.shape == (2,) else b
-            start = np.clip(x0, b[:, 0], b[:, 1]) if b.shape == (len(names), 2) else x0
+        start = clip_into_bounds(x0, bounds, len(names)) if est.start is None else est.start
         return box_and_start(names, bounds, start)
 
     named_box_and_start = auto_box_and_start

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["DEFAULT_BOUNDS", "DEFAULT_START", "default_for", "box_and_start"]
+__all__ = ["DEFAULT_BOUNDS", "DEFAULT_START", "default_for", "box_and_start", "clip_into_bounds"]
 
 #: Default box per tuned parameter (Chung §4.2: [−10, 10] for ln C and ln σ²); the ARD
 #: parameters log_sigma2_<k> take the log_sigma2 entry.
@@ -33,6 +33,15 @@ def _floats(value, name: str, ravel: bool = True) -> np.ndarray:
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be numbers, got {value!r}") from None
     return a.ravel() if ravel else a
+
+
+def clip_into_bounds(start, bounds, n: int) -> np.ndarray:
+    """A default ``start`` of n parameters clipped into a user's ``bounds`` — (lower, upper) or
+    one pair per parameter — when they have one of those shapes (else unchanged: ``box_and_start``
+    then names the problem)."""
+    b = np.asarray(bounds, dtype=float)
+    b = np.tile(b, (n, 1)) if b.shape == (2,) else b
+    return np.clip(start, b[:, 0], b[:, 1]) if b.shape == (n, 2) else start
 
 
 def box_and_start(param_names, bounds=None, start=None):

@@ -20,7 +20,7 @@ from ..criteria.reference import held_out_trivial_errors
 from ..exceptions import DataWarning
 from .config import DEFAULT_CONFIG, StrategyConfig
 
-__all__ = ["loss_steps", "candidate_points", "cv_key", "next_usable_candidate",
+__all__ = ["loss_steps", "candidate_points", "distinct_points", "cv_key", "next_usable_candidate",
            "validation_problems", "single_sample_classes", "check_validation_classes",
            "trivial_errors", "n_folds_for"]
 
@@ -64,8 +64,14 @@ def candidate_points(x0, minima, lower, upper, steps=None, start_steps=None,
             t = np.clip(t, lower, upper)
             label = ", ".join(f"{v} {d:+g}" for v, d in (("ln C", dc), ("ln sigma2", ds)) if d)
             cands.append((f"{name}, {label}", t))
-    out = []
-    for src, t in cands:
+    return distinct_points(cands)
+
+
+def distinct_points(points, kept=()) -> list:
+    """``kept`` followed by those of ``points`` ([(source, θ)]) that are neither among them nor
+    an earlier one (to 1e-9 in every coordinate)."""
+    out = list(kept)
+    for src, t in points:
         if not any(float(np.max(np.abs(t - u))) <= 1e-9 for _, u in out):
             out.append((src, t))
     return out

@@ -13,7 +13,7 @@ import numpy as np
 from .._sparse import entry_variance, issparse
 from .._validation import check_data_scale
 from ..kernels import is_rbf_params
-from ..search.box import DEFAULT_BOUNDS, DEFAULT_START, box_and_start, default_for
+from ..search.box import DEFAULT_BOUNDS, DEFAULT_START, box_and_start, clip_into_bounds, default_for
 from .config import DEFAULT_CONFIG, StrategyConfig
 
 __all__ = ["scale_log_sigma2", "auto_box_and_start"]
@@ -52,10 +52,7 @@ def auto_box_and_start(param_names, X, kernel, bounds=None, start=None,
         if centre is not None:
             start[is_ls] = centre
         if bounds is not None:
-            b = np.asarray(bounds, dtype=float)
-            b = np.tile(b, (len(param_names), 1)) if b.shape == (2,) else b
-            if b.shape == (len(param_names), 2):
-                start = np.clip(start, b[:, 0], b[:, 1])
+            start = clip_into_bounds(start, bounds, len(param_names))
     if bounds is None and centre is not None:
         bounds = np.array([default_for(DEFAULT_BOUNDS, p) for p in param_names], dtype=float)
         bounds[is_ls] = (centre - config.log_sigma2_half_width,

@@ -22,7 +22,8 @@ from ..criteria.base import SharedColdSolves
 from ..search.minimize import minimize
 from ..search.result import SearchResult
 from ..solvers.svm import DualSolution
-from .candidates import candidate_points, cv_key, loss_steps, n_folds_for, trivial_errors
+from .candidates import (candidate_points, cv_key, distinct_points, loss_steps, n_folds_for,
+                         trivial_errors)
 from .config import DEFAULT_CONFIG, StrategyConfig
 from .rows import span_memory_rows, take_rows, tuning_rows
 
@@ -281,11 +282,7 @@ def _with_extra(cands, extra) -> list:
     """The candidates ``cands``, then those of ``extra`` that are not among them (to 1e-9),
     before θ₀ when it was appended last."""
     start = [c for c in cands if c[0] == "start"]
-    out = [c for c in cands if c[0] != "start"]
-    for src, t in extra:
-        if not any(float(np.max(np.abs(t - u))) <= 1e-9 for _, u in out):
-            out.append((src, t))
-    return out + start
+    return distinct_points(extra, [c for c in cands if c[0] != "start"]) + start
 
 
 def _coef_candidates(crit, x, quantiles, lower, upper) -> list:
