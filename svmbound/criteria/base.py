@@ -205,6 +205,13 @@ class Criterion(Objective):
             return 1.0 / C
         return 1.0 / (C * (self.weights if idx is None else self.weights[idx]))
 
+    def shifted_gram(self, C: float, kernel: Kernel, rows) -> np.ndarray:
+        """K̃ = K(X_rows, X_rows) + diag(1/C_i) over ``rows`` (the support vectors): the L2
+        machine's kernel (Chapelle eq. 3), a new array the caller may overwrite."""
+        Kt = kernel.block(self.X[rows])
+        Kt[np.diag_indices_from(Kt)] += self.l2_shift(C, rows)
+        return Kt
+
     def over_w(self, v, idx=None):
         """v_i / w_i for the samples ``idx`` (all by default); v itself without weights."""
         if self.weights is None:

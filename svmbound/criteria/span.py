@@ -163,7 +163,7 @@ class _L2SVEstimate(Criterion):
             raise ValueError(f"the L2-SVM at C = {C:.3g} has no support vector (KKT violation "
                              f"{sol.max_violation:.3g} after {sol.n_iter} iterations): the "
                              f"{self.name} criterion needs them")
-        Kt = self._kt_sv(C, kernel, sv)
+        Kt = self.shifted_gram(C, kernel, sv)
         try:
             system = HyperplaneSolver(Kt, self.y[sv])
         except np.linalg.LinAlgError:
@@ -171,11 +171,6 @@ class _L2SVEstimate(Criterion):
         a, b = polish_alpha_b(Kt, self.y[sv], sol.alpha[sv], sol.b, system)
         return sol, sv, Kt, a, b, system
 
-    def _kt_sv(self, C, kernel, sv):
-        """K̃_SV = K(X_SV, X_SV) + diag(1/C_i) over the support vectors ``sv``."""
-        Kt = kernel.block(self.X[sv])
-        Kt[np.diag_indices_from(Kt)] += self.l2_shift(C, sv)
-        return Kt
 
     def _singular(self, C, kernel, sv, exc) -> np.linalg.LinAlgError:
         """The error of a linear system of the criterion that float64 cannot solve (numpy's
@@ -271,7 +266,7 @@ class SpanBound(_L2SVEstimate):
             s2, Bsv, d = span_squared(Kt, a, self.eta, overwrite=not keep_kt, sv_block=True)
         except np.linalg.LinAlgError:           # not positive definite: LU on a fresh K̃_SV
             try:
-                s2, Bsv, d = span_squared(self._kt_sv(C, kernel, sv), a, self.eta,
+                s2, Bsv, d = span_squared(self.shifted_gram(C, kernel, sv), a, self.eta,
                                           sv_block=True)
             except np.linalg.LinAlgError as exc:
                 raise self._singular(C, kernel, sv, exc) from None

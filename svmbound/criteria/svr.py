@@ -150,8 +150,7 @@ class _SVRSpan(SVRCriterion):
             return sol, sv, None, None, None, None
         s = np.sign(beta[sv])
         a = np.abs(beta[sv])
-        Kt = kernel.block(self.X[sv])
-        Kt[np.diag_indices_from(Kt)] += self.l2_shift(C, sv)
+        Kt = self.shifted_gram(C, kernel, sv)
         try:
             system = HyperplaneSolver(Kt, s)
             polished = system.solve(s * self.y[sv] - self._epsilon, 0.0)
@@ -160,14 +159,6 @@ class _SVRSpan(SVRCriterion):
         except np.linalg.LinAlgError:
             system = None
         return sol, sv, Kt, a, s, system
-
-    def _spans(self, Kt, a, eta, overwrite):
-        try:
-            return span_squared(Kt, a, eta, overwrite=overwrite, sv_block=True)
-        except np.linalg.LinAlgError:
-            if not overwrite:
-                raise
-            return None
 
 
 class SVRSpanBound(_SVRSpan):
@@ -199,14 +190,14 @@ class SVRSpanBound(_SVRSpan):
             grad[-1] = 2.0 * value
             info = self._info(sol, value)
             return value, (grad if need_grad else None), info
-        out = self._spans(Kt, a, self.eta, overwrite=system is not None)
-        if out is None:         # not positive definite: LU on a fresh K̃_SV
-            Kt = kernel.block(self.X[sv])
-            Kt[np.diag_indices_from(Kt)] += self.l2_shift(C, sv)
-            out = span_squared(Kt, a, self.eta, sv_block=True)
-        elif system is not None:
-            Kt = None           # its memory now holds B
-        s2, Bsv, d = out
+        keep_kt = system is None                # the §6.3 solves then need K̃_SV itself
+        try:
+            s2, Bsv, d = span_squared(Kt, a, self.eta, overwrite=not keep_kt, sv_block=True)
+        except np.linalg.LinAlgError:           # not positive definite: LU on a fresh K̃_SV
+            s2, Bsv, d = span_squared(self.shifted_gram(C, kernel, sv), a, self.eta,
+                                      sv_block=True)
+        if not keep_kt:
+            Kt = None                           # its memory now holds B
         res = eps + a * s2                      # |leave-one-out residual| of each SV
         value = (float(np.sum(omega[sv] * res * res)) + eps * eps * w_out) / n
         info = self._info(sol, value)
