@@ -221,6 +221,15 @@ _NOT_WITH_SVR = (("-resume", "gridpy_resume"), ("-png", "gridpy_png"),
                  ("-p", "svm_p"), ("-q", "svm_q"))
 
 
+def _cv_grid_only(args, grid: bool, what: str) -> None:
+    """A ValueError ``what`` + "; it cannot be combined with" the --search or --criterion that
+    is not grid.py's grid of the cross-validation accuracy."""
+    if not grid or args.criterion != "cv-error":
+        raise ValueError(f"{what}; it cannot be combined with "
+                         + (f"--search {args.search}" if not grid
+                            else f"--criterion {args.criterion}"))
+
+
 def resolve(args) -> GridPy | None:
     """Before loading the data: turn the grid.py options into tune options (loss, criterion,
     search) and check --model, so that a bad combination fails before the search. Returns the
@@ -294,11 +303,8 @@ def resolve(args) -> GridPy | None:
     gp = GridPy(log2c=log2c, log2g=log2g, folds=args.folds, out=args.gridpy_out, grid=grid,
                 title=os.path.basename(os.fspath(args.train)))
     if args.gridpy_resume is not None:
-        if not grid or args.criterion != "cv-error":
-            raise ValueError("-resume continues grid.py's grid of the cross-validation "
-                             "accuracy; it cannot be combined with "
-                             + (f"--search {args.search}" if not grid
-                                else f"--criterion {args.criterion}"))
+        _cv_grid_only(args, grid, "-resume continues grid.py's grid of the cross-validation "
+                      "accuracy")
         for option in ("--log", "--resume"):
             if getattr(args, option[2:], None) is not None:
                 raise ValueError(f"-resume (grid.py's output file) and {option} (svmbound's "
@@ -308,11 +314,7 @@ def resolve(args) -> GridPy | None:
             raise ValueError(f"-resume {gp.resume}: file for resumption not found (grid.py)")
         gp.resumed = read_resume_file(gp.resume)
     if args.gridpy_png is not None:
-        if not grid or args.criterion != "cv-error":
-            raise ValueError("-png draws grid.py's map of the cross-validation accuracy; it "
-                             "cannot be combined with "
-                             + (f"--search {args.search}" if not grid
-                                else f"--criterion {args.criterion}"))
+        _cv_grid_only(args, grid, "-png draws grid.py's map of the cross-validation accuracy")
         if log2c is None or log2g is None:
             raise ValueError("-png draws the accuracy over log2(C) and log2(gamma); "
                              + ("-log2c null leaves no C axis" if log2c is None else

@@ -86,12 +86,18 @@ def _kernel_lines(r: dict) -> list:
     return lines
 
 
+def _method(r: dict, named: str, searched: str) -> str:
+    """What chose the model: the named criterion (``named``: "bound", "estimate"), or the
+    default strategy's ``searched`` criteria + its validation (on a subsample: a hold-out)."""
+    if r["criterion"] != "auto":
+        return f"{r['criterion']} {named}"
+    sub = r.get("subsample")
+    return (f"{searched} + cross-validation" if not sub else
+            f"{searched} on {sub['search']} of {sub['of']} rows + hold-out validation")
+
+
 def summary(r: dict) -> str:
-    what = f"{r['criterion']} bound"
-    if r["criterion"] == "auto":
-        sub = r.get("subsample")
-        what = ("bounds + cross-validation" if not sub else
-                f"bounds on {sub['search']} of {sub['of']} rows + hold-out validation")
+    what = _method(r, "bound", "bounds")
     lines = [f"svmbound: {what}, {r['loss'].upper()}-SVM, {r['kernel']} kernel",
              f"  chosen   C = {r['C']:.6g} (ln C = {r['log_C']:.4f})"]
     lines += _kernel_lines(r)
@@ -119,11 +125,7 @@ def summary(r: dict) -> str:
 
 def regression_summary(r: dict) -> str:
     """The human summary of ``tune --svr`` (the report of ``cli.run_tune_svr``)."""
-    what = f"{r['criterion']} estimate"
-    if r["criterion"] == "auto":
-        sub = r.get("subsample")
-        what = ("span estimate + cross-validation" if not sub else
-                f"span estimate on {sub['search']} of {sub['of']} rows + hold-out validation")
+    what = _method(r, "estimate", "span estimate")
     lines = [f"svmbound: {what}, {r['loss'].upper()}-SVR (epsilon-SVR), {r['kernel']} kernel",
              f"  chosen   C = {r['C']:.6g} (ln C = {r['log_C']:.4f})"]
     lines += _kernel_lines(r)
