@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# All cores, measured (issue 32): the quick peer suite with every method on every core, then the
-# large-data benchmark (ijcnn1 whole, then a9a whole while time is left), each table written
-# into one folder as it finishes.
+# All cores, measured (issue 32): one big SVM (our SMO on one and on every core, sklearnex's SVC;
+# then every trainer pinned to two cores, stock SVC with them), the large-data benchmark (ijcnn1
+# whole, a9a whole) and the quick peer suite with every method on every core, each table
+# written into one folder as it finishes.
 #
 #   bash benchmarks/all_cores.sh [OUT_DIR]          (default benchmarks/results/all_cores)
 #
+# STAGES (default "one-svm one-svm-2 large-ijcnn1 large-a9a quick") picks and orders the stages;
+# the quick suite's cases are small (no kernel row is computed in pieces), so its times do not
+# move with the solver's threads.
 # Environment: PYTHON (default: .venv/bin/python if present, else python3), SVMBOUND_DATA (the
 # data folder, default ../shared/data), JOBS (default: every core), BUDGET_S (seconds for the
 # whole run, default 450: 8 minutes less the numba compile), REPEAT_UNDER (default 0.5 s: each
@@ -30,6 +34,7 @@ commit="${COMMIT:-$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo un
     echo "commit $commit, $(date -u +%FT%TZ), jobs $jobs, budget ${budget}s"
     "$PYTHON" -c 'import sys; sys.path.insert(0, "benchmarks"); from _report import machine_description as m; print(m())'
     "$PYTHON" -c 'import threadpoolctl, json; print(json.dumps(threadpoolctl.threadpool_info()))' 2>/dev/null
+    "$PYTHON" -c 'import numba; from svmbound.solvers.qp import threadsafe_numba as t; ok = t(); print("numba threads", numba.config.NUMBA_NUM_THREADS, "layer", numba.threading_layer(), "thread-safe", ok)' 2>&1 | tail -1
 } > "$out/machine.txt"
 cat "$out/machine.txt"
 
@@ -43,8 +48,10 @@ stage() {   # stage NAME SECONDS CMD...: run CMD under timeout, log to OUT/NAME.
 }
 
 cd "$here"
+stages="${STAGES:-one-svm one-svm-2 large-ijcnn1 large-a9a quick}"
+run_quick() {
 rm -f "$out/quick.jsonl"
-stage quick $(( $(left) * 55 / 100 )) "$PYTHON" benchmarks/vs_peers.py --quick --jobs "$jobs" \
+stage quick "$1" "$PYTHON" benchmarks/vs_peers.py --quick --jobs "$jobs" \
     --methods grid random optuna grid-sklearnex l2 l1 --repeat-under "$repeat" \
     --json-out "$out/quick.jsonl" --out "$out/quick.md" \
     --heading "svmbound vs peers, quick mode, $jobs jobs"
@@ -54,8 +61,25 @@ if [ ! -s "$out/quick.md" ] && [ -s "$out/quick.jsonl" ]; then
         --methods grid random optuna grid-sklearnex l2 l1 --out "$out/quick.md" \
         --heading "svmbound vs peers, quick mode, $jobs jobs (cut short)" > /dev/null
 fi
-stage large-ijcnn1 $(( $(left) * 60 / 100 )) "$PYTHON" benchmarks/large_data.py --cases ijcnn1 \
-    --methods l1 l2 random-sub --jobs "$jobs" --out "$out/large-ijcnn1.md"
-stage large-a9a "$(left)" "$PYTHON" benchmarks/large_data.py --cases a9a --methods l1 l2 \
-    --jobs "$jobs" --out "$out/large-a9a.md"
+}
+n_stages=$(wc -w <<< "$stages"); k=0
+for s in $stages; do
+    k=$((k + 1)); share=$(( $(left) / (n_stages - k + 1) ))   # an equal part of what is left
+    [ "$k" -eq "$n_stages" ] && share=$(left)
+    case $s in
+    one-svm) stage one-svm "$share" "$PYTHON" benchmarks/one_svm.py --cases ijcnn1 a9a \
+        --repeats 1 --threads 1 "$jobs" --trainers ours sklearnex --out "$out/one-svm.md" ;;
+    one-svm-2) if command -v taskset > /dev/null && [ "$(nproc)" -gt 2 ]; then
+        stage one-svm-2cores "$share" env NUMBA_NUM_THREADS=2 OMP_NUM_THREADS=2 taskset -c 0,1 \
+            "$PYTHON" benchmarks/one_svm.py --cases ijcnn1 a9a --repeats 1 --threads 2 \
+            --out "$out/one-svm-2cores.md"
+        else echo "== one-svm-2: skipped (no taskset, or 2 cores or fewer)" | tee -a "$out/skipped.txt"; fi ;;
+    large-ijcnn1) stage large-ijcnn1 "$share" "$PYTHON" benchmarks/large_data.py --cases ijcnn1 \
+        --methods l1 l2 --jobs "$jobs" --out "$out/large-ijcnn1.md" ;;
+    large-a9a) stage large-a9a "$share" "$PYTHON" benchmarks/large_data.py --cases a9a \
+        --methods l1 l2 --jobs "$jobs" --out "$out/large-a9a.md" ;;
+    quick) run_quick "$share" ;;
+    *) echo "unknown stage $s" >&2 ;;
+    esac
+done
 echo "all stages done in $(( $(date +%s) - start ))s; tables in $out"

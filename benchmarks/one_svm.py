@@ -5,8 +5,13 @@ Each trainer fits the L1-SVM with the RBF kernel at the same (C, γ), tolerance 
 2,000 MB kernel cache, ``--repeats`` times (median wall time reported); the predictions on the
 test file are compared with SVC's. sklearnex is the benchmarks-only extra; without it its
 column reads "–". The (C, γ) are the default's picks on each set (large_data.py).
+``--threads``: our SMO once per thread count (its kernel rows on that many threads, what
+``BoundSVC(n_jobs=k)`` gives its final training; the solution is the same bits at every count).
+On a machine of many cores, ``taskset -c 0,1 python benchmarks/one_svm.py --threads 2`` measures
+every trainer on two of them.
 
-    python benchmarks/one_svm.py [--data DIR] [--cases ijcnn1 a9a] [--repeats 3] [--out FILE]
+    python benchmarks/one_svm.py [--data DIR] [--cases ijcnn1 a9a] [--repeats 3]
+                                 [--threads 1 16] [--trainers svc ours sklearnex] [--out FILE]
 """
 
 from __future__ import annotations
@@ -28,14 +33,17 @@ POINTS = {"ijcnn1": (27.34, 0.6745), "a9a": (5.781, 0.05158)}
 HEADING = "One big SVM: our SMO, SVC and sklearnex's SVC at one (C, γ) (issue 32)"
 
 
-def fit_ours(X, y, C, gamma):
+def fit_ours(X, y, C, gamma, threads=1):
+    from svmbound._blas import limit_blas
     from svmbound.kernels import RBFKernel
     from svmbound.solvers import decision_function, solve_svm_dual
+    from svmbound.solvers.qp import solve_threads_scope
 
     classes = np.unique(y)
     y_pm = np.where(y == classes[1], 1.0, -1.0)
     kernel = RBFKernel.from_gamma(gamma)
-    sol = solve_svm_dual(X, y_pm, kernel, C, loss="l1", tol=1e-3, cache_size=2000)
+    with limit_blas(1), solve_threads_scope(threads):     # as in BoundSVC.fit
+        sol = solve_svm_dual(X, y_pm, kernel, C, loss="l1", tol=1e-3, cache_size=2000)
 
     def predict(Xt):
         f = decision_function(X, y_pm, sol.alpha, sol.b, kernel, Xt)
@@ -55,6 +63,10 @@ def main(argv=None):
     ap.add_argument("--cases", nargs="+", default=list(POINTS), choices=list(POINTS))
     ap.add_argument("--repeats", type=int, nargs="+", default=[3],
                     help="fits per trainer, one number for every case or one per case")
+    ap.add_argument("--threads", type=int, nargs="+", default=[1],
+                    help="our SMO once per thread count (default 1)")
+    ap.add_argument("--trainers", nargs="+", default=["svc", "ours", "sklearnex"],
+                    choices=["svc", "ours", "sklearnex"])
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     root = data_root(args.data)
@@ -63,10 +75,18 @@ def main(argv=None):
     from sklearn.datasets import make_classification
     from sklearn.svm import SVC
 
-    fit_ours(*make_classification(60, 4, random_state=0), 1.0, 0.1)   # numba compile, not timed
-    trainers = {"sklearn SVC": lambda X, y, C, g: fit_svc(SVC, X, y, C, g),
-                "svmbound SMO": lambda X, y, C, g: fit_ours(X, y, C, g)}
-    intel = intelex_svc()
+    from svmbound.solvers._smo import CHUNKED_ROWS_MIN
+
+    for threads in args.threads:     # numba compiles, not timed (rows in pieces: n large)
+        fit_ours(*make_classification(CHUNKED_ROWS_MIN, 4, random_state=0), 1.0, 0.1, threads)
+    trainers = {}
+    if "svc" in args.trainers:
+        trainers["sklearn SVC"] = lambda X, y, C, g: fit_svc(SVC, X, y, C, g)
+    if "ours" in args.trainers:
+        for threads in args.threads:
+            trainers[f"svmbound SMO, {threads} thread{'s' if threads > 1 else ''}"] = \
+                lambda X, y, C, g, t=threads: fit_ours(X, y, C, g, t)
+    intel = intelex_svc() if "sklearnex" in args.trainers else None
     if intel is not None:
         trainers["sklearnex SVC"] = lambda X, y, C, g: fit_svc(intel, X, y, C, g)
     rows = []
@@ -82,7 +102,7 @@ def main(argv=None):
                 predict, n_sv = fit(X, y, C, gamma)
                 times.append(time.perf_counter() - t0)
             pred = predict(Xt)
-            ref = pred if label == "sklearn SVC" else ref
+            ref = pred if ref is None else ref      # the first trainer's predictions
             agree = "–" if ref is None else f"{np.mean(pred == ref):.5f}"
             row = (f"| {name} ({X.shape[0]}×{X.shape[1]}) | {C:g} | {gamma:g} | {label} | "
                    f"{np.median(times):.2f} ({min(times):.2f}–{max(times):.2f}) | {n_sv} | "
@@ -90,7 +110,7 @@ def main(argv=None):
             print(row, flush=True)
             rows.append(row)
     body = ("| data | C | γ | trainer | fit s, median (min–max) | support vectors | test err % | "
-            "predictions = SVC's |\n|---|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
+            "predictions = first trainer's |\n|---|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
     publish(args.out, HEADING, "one_svm.py", argv, body)
     return 0
 

@@ -13,6 +13,10 @@ one-vs-one pairs) goes through :func:`parallel_map`, so that three things hold e
 * **one cache budget**: each of the k concurrent workers solves with 1/k of the share of the
   kernel-row cache its caller had (``solvers.qp.cache_share``), so ``cache_size`` bounds the
   cache memory of all the solves running at once, nested calls included.
+* **one thread budget**: likewise each of the k workers gets 1/k of its caller's solve threads
+  (``solvers.qp.solve_threads``: the threads a large solve computes its kernel rows with; the
+  estimators start with their ``n_jobs``), so the final training of a fit runs on every core
+  while the concurrent solves of a search run on one each. The threads never change a result.
 * **Ctrl-C** while waiting stops every solve still running in the other threads
   (``solvers.request_stop``) before the KeyboardInterrupt propagates. It stops only the solves
   of this process: work already sent to other processes (loky, dask workers) runs to its end
@@ -53,7 +57,7 @@ from functools import partial
 from ._blas import blas_threads, limit_blas
 from .solvers import request_stop
 from .solvers.interrupt import StopFlag, current_flag, stop_scope
-from .solvers.qp import cache_share, cache_share_scope
+from .solvers.qp import cache_share, cache_share_scope, solve_threads, solve_threads_scope
 
 __all__ = ["parallel_map", "parallel_map_then", "n_workers", "leaf_pool", "in_pool_worker",
            "worker_cap", "usable_cpus"]
@@ -122,7 +126,8 @@ def _process() -> tuple:
 
 
 def _call_in_context(fn, share, caller, blas_threads, cap, x, flag=None):
-    """``fn(x)`` with the kernel-row cache share ``share`` (thread-local), the caller's
+    """``fn(x)`` with the kernel-row cache share and the solve threads ``share`` = (fraction,
+    threads) (thread-local: ``solvers.qp.cache_share``, ``solve_threads``), the caller's
     :func:`worker_cap` ``cap`` and, in a process other than the ``caller`` (``_process()``;
     None: a thread of the caller's), BLAS limited to the caller's ``blas_threads``; with a
     ``flag`` (threads only), every solve of ``fn`` stops on it (``solvers.interrupt.stop_scope``).
@@ -131,8 +136,9 @@ def _call_in_context(fn, share, caller, blas_threads, cap, x, flag=None):
     busy = getattr(_worker, "busy", False)
     _worker.busy = True
     try:
-        with cache_share_scope(share), limit_blas(None if here else blas_threads), \
-                worker_cap(cap), (nullcontext() if flag is None else stop_scope(flag)):
+        with cache_share_scope(share[0]), solve_threads_scope(share[1]), \
+                limit_blas(None if here else blas_threads), worker_cap(cap), \
+                (nullcontext() if flag is None else stop_scope(flag)):
             return fn(x)
     finally:
         _worker.busy = busy
@@ -260,6 +266,12 @@ def _results_in_order(futures) -> list:
     return [f.result() for f in futures]
 
 
+def _worker_share(workers: int) -> tuple:
+    """What each of ``workers`` concurrent workers gets of its caller's resources: 1/workers of
+    the cache share and of the solve threads (at least one), as (fraction, threads)."""
+    return cache_share() / workers, max(1, solve_threads() // workers)
+
+
 def parallel_map(fn, items, n_jobs) -> list:
     """``[fn(x) for x in items]``, on up to ``n_jobs`` joblib workers (threads unless the
     caller chose another backend); results in the order of ``items``. ``fn`` must not rely on
@@ -276,7 +288,7 @@ def parallel_map(fn, items, n_jobs) -> list:
     try:
         if workers == 1:   # here, in this thread: joblib's dask backend would send n_jobs=1 away
             return [fn(x) for x in items]
-        share = cache_share() / workers
+        share = _worker_share(workers)
         if threads:
             # joblib's own threading backend costs ~12 ms a call in set-up and dispatch (a
             # thread pool per Parallel call), a fresh ThreadPoolExecutor ~0.5 ms, a kept one
@@ -316,7 +328,7 @@ def parallel_map_then(fn, items, then, gn, n_jobs) -> tuple[list, list]:
             out.append(flat[k:k + len(ts)])
             k += len(ts)
         return results, out
-    share = cache_share() / workers
+    share = _worker_share(workers)
     try:
         with _stoppable_pool(workers) as (pool, flag):
             call_fn = partial(_call_in_context, fn, share, None, None, cap, flag=flag)

@@ -145,7 +145,6 @@ class BoundSVR(RegressorMixin, BoundSVMBase):
 
     def _fit(self, X, y, sample_weight=None):
         t0 = time.perf_counter()
-        self._validate_params()
         X = self._check_input(X, reset=True)
         if X.shape[0] < 2:
             raise ValueError(f"X has {X.shape[0]} sample; an SVR needs at least 2 samples")

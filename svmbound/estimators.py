@@ -295,7 +295,6 @@ class BoundSVC(ClassifierMixin, BoundSVMBase):
 
     def _fit(self, X, y, sample_weight=None):
         t0 = time.perf_counter()
-        self._validate_params()
         X = self._check_input(X, reset=True)
         if X.shape[0] < 2:
             raise ValueError("X has 1 sample (n_samples = 1); an SVM needs at least 2 samples, "

@@ -73,7 +73,8 @@ def test_the_work_wrapper_pickles_by_reference():
 
     from svmbound import _parallel
 
-    call = functools.partial(_parallel._call_in_context, abs, 0.5, ("elsewhere", -1), 1, None)
+    call = functools.partial(_parallel._call_in_context, abs, (0.5, 1), ("elsewhere", -1), 1,
+                             None)
     assert pickle.loads(pickle.dumps(call))(-3) == 3
 
 

@@ -30,13 +30,19 @@ solver in which ``row_dots`` computes ⟨x_i, x_j⟩ for all j by walking, for e
 the column k (a pass over the non-zeros sharing a feature with x_i, at most nnz(X)). The LRU
 cache, the working-set selection and everything else are the same code.
 
+Threads (issue 32): a kernel row of n ≥ ``CHUNKED_ROWS_MIN`` entries over dense features is
+computed in fixed pieces of ``ROW_CHUNK`` entries (one BLAS product, the kernel function and the
+labels each), spread over ``threads`` threads (numba ``prange``) — the row is most of a large
+solve's time. The pieces depend on n alone, so a row has the same bits on any number of threads
+(though not the bits of one product over all n: BLAS blocks a long product differently).
+
 Rows of a shared kernel matrix (``qp.GramRows``, code PRECOMPUTED): X is the pair (K, rows)
 and K_ij of the sub-problem is K[rows[i], rows[j]], read from K without copying the block
 (the folds of a cross-validation at one θ share the K of all their points).
 """
 
 import numpy as np
-from numba import njit, types
+from numba import njit, prange, types
 from numba.extending import overload
 
 from .._vexp import exp_nonpositive
@@ -136,6 +142,89 @@ def kernel_row(X, sq, i, code, gamma, coef0, degree, out):
             out[j] = (gamma * dots[j] + coef0) ** degree
 
 
+#: Entries of one piece of a chunked kernel row, and the least n whose rows are chunked (module
+#: docstring; the reasons for the numbers: ``docs/decisions.md``).
+ROW_CHUNK = 512
+CHUNKED_ROWS_MIN = 8192
+
+
+def chunked_rows(X, code, n):
+    """Whether row i of Q is computed in pieces (``q_row_chunked``): dense features, n large."""
+    return (not isinstance(X, tuple)) and code != PRECOMPUTED and n >= CHUNKED_ROWS_MIN
+
+
+@overload(chunked_rows, jit_options={"cache": True, "nogil": True})
+def _chunked_rows_overload(X, code, n):
+    if isinstance(X, types.BaseTuple):
+        return lambda X, code, n: False
+    return lambda X, code, n: code != PRECOMPUTED and n >= CHUNKED_ROWS_MIN
+
+
+@njit(cache=True, nogil=True)
+def _q_piece(c, X, sq, i, xi, code, gamma, coef0, degree, y, yi, out):
+    """out[lo:hi] = y_i y_j s K(x_i, x_j) for the c-th piece [lo, hi) of ``ROW_CHUNK`` rows (the
+    entries ``kernel_row`` and ``_get_row`` give, piece by piece)."""
+    lo = c * ROW_CHUNK
+    hi = min(sq.shape[0], lo + ROW_CHUNK)
+    dots = np.dot(X[lo:hi], xi)
+    if code == RBF:
+        sqi = sq[i]
+        for j in range(hi - lo):
+            d2 = sqi + sq[lo + j] - 2.0 * dots[j]
+            if d2 < 0.0:
+                d2 = 0.0
+            dots[j] = -gamma * d2
+        exp_nonpositive(dots, np.empty(hi - lo, dtype=np.int64))
+        if lo <= i < hi:
+            dots[i - lo] = 1.0
+    elif code == POLY:
+        for j in range(hi - lo):
+            dots[j] = (gamma * dots[j] + coef0) ** degree
+    for j in range(hi - lo):
+        out[lo + j] = dots[j]
+    for j in range(hi - lo):
+        out[lo + j] *= yi * y[lo + j]
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _q_pieces_parallel(X, sq, i, xi, code, gamma, coef0, degree, y, yi, out, n_pieces):
+    for c in prange(n_pieces):
+        _q_piece(c, X, sq, i, xi, code, gamma, coef0, degree, y, yi, out)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _probe_parallel(n):
+    """A trivial parallel loop: its first call loads numba's threading layer (``qp``)."""
+    total = 0
+    for k in prange(n):
+        total += k
+    return total
+
+
+def q_row_chunked(X, sq, i, code, gamma, coef0, degree, y, yi, out, threads):
+    """out = y_i·s·y ∘ K(x_i, ·) in pieces (module docstring), on ``threads`` threads; dense X."""
+    n_pieces = (sq.shape[0] + ROW_CHUNK - 1) // ROW_CHUNK
+    xi = np.ascontiguousarray(X[i])
+    for c in range(n_pieces):
+        _q_piece(c, X, sq, i, xi, code, gamma, coef0, degree, y, yi, out)
+
+
+@overload(q_row_chunked, jit_options={"cache": True, "nogil": True})
+def _q_row_chunked_overload(X, sq, i, code, gamma, coef0, degree, y, yi, out, threads):
+    if isinstance(X, types.BaseTuple):      # never called: ``chunked_rows`` is False
+        return lambda X, sq, i, code, gamma, coef0, degree, y, yi, out, threads: None
+
+    def impl(X, sq, i, code, gamma, coef0, degree, y, yi, out, threads):
+        n_pieces = (sq.shape[0] + ROW_CHUNK - 1) // ROW_CHUNK
+        xi = X[i].copy()
+        if threads > 1:      # (numba's thread count for this thread: set by the caller)
+            _q_pieces_parallel(X, sq, i, xi, code, gamma, coef0, degree, y, yi, out, n_pieces)
+        else:
+            for c in range(n_pieces):
+                _q_piece(c, X, sq, i, xi, code, gamma, coef0, degree, y, yi, out)
+    return impl
+
+
 @njit(cache=True, nogil=True)
 def kernel_diag(X, sq, code, gamma, coef0, degree):
     n = sq.shape[0]
@@ -155,7 +244,8 @@ def kernel_diag(X, sq, code, gamma, coef0, degree):
 @njit(cache=True, nogil=True)
 def _get_row(i, X, sq, y, code, gamma, coef0, degree, scale, shift,
              buf, slot_of, row_of, last_used, state):
-    """Row i of Q from the LRU cache, computing it on a miss. state = [clock, n_filled, misses]."""
+    """Row i of Q from the LRU cache, computing it on a miss. state = [clock, n_filled, misses,
+    threads]."""
     state[0] += 1
     s = slot_of[i]
     if s >= 0:
@@ -175,10 +265,13 @@ def _get_row(i, X, sq, y, code, gamma, coef0, degree, scale, shift,
         slot_of[row_of[s]] = -1
     state[2] += 1
     row = buf[s]
-    kernel_row(X, sq, i, code, gamma, coef0, degree, row)
     yi = y[i] * scale
-    for j in range(row.shape[0]):
-        row[j] *= yi * y[j]
+    if chunked_rows(X, code, row.shape[0]):
+        q_row_chunked(X, sq, i, code, gamma, coef0, degree, y, yi, row, state[3])
+    else:
+        kernel_row(X, sq, i, code, gamma, coef0, degree, row)
+        for j in range(row.shape[0]):
+            row[j] *= yi * y[j]
     row[i] += scale * shift_at(shift, i)
     slot_of[i] = s
     row_of[s] = i
@@ -286,12 +379,13 @@ def _be_shrunk(t, y, G, alpha, ub, Gmax1, Gmax2):
 
 @njit(cache=True, nogil=True)
 def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shift, tol,
-        max_iter, buf, stop, shrinking=True):
+        max_iter, buf, stop, threads=1, shrinking=True):
     """Solve the QP in place on ``alpha`` (which must be feasible), with LIBSVM's shrinking.
 
     G = Qα + p and Ḡ = Σ_{α_j = u_j} u_j Q_j at the start are given (computed in blocks by the
     caller, updated in place). ``stop`` is a one-element int64 array: when another thread sets
-    ``stop[0]`` the loop returns before its next iteration. Returns (G, n_iter, violation,
+    ``stop[0]`` the loop returns before its next iteration. ``threads``: how many threads compute
+    a chunked kernel row (``chunked_rows``; the result does not depend on it). Returns (G, n_iter, violation,
     n_kernel_rows, interrupted): G is the final (full) gradient; after an interruption α is
     feasible but not optimal and G may be stale on shrunk variables — discard the result.
     """
@@ -300,7 +394,8 @@ def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shi
     slot_of = -np.ones(n, dtype=np.int64)
     row_of = -np.ones(n_slots, dtype=np.int64)
     last_used = np.zeros(n_slots, dtype=np.int64)
-    state = np.zeros(3, dtype=np.int64)
+    state = np.zeros(4, dtype=np.int64)
+    state[3] = threads
 
     QD = kernel_diag(X, sq, code, gamma, coef0, degree)
     for i in range(n):

@@ -13,11 +13,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
+from numba import config as numba_config
+from numba import set_num_threads as numba_set_num_threads
 
 from .._sparse import issparse, numba_data, sq_norms
 from ..exceptions import ConvergenceWarning
 from ..kernels import Kernel, _row_blocks, column_mean
-from ._smo import PRECOMPUTED, RBF, offset, smo
+from ._smo import PRECOMPUTED, RBF, _probe_parallel, offset, smo
 from .interrupt import SolverInterrupted, StopFlag, call_here, call_interruptibly, current_flag
 
 #: Kernel-row cache size: "auto" or a number of megabytes (LIBSVM's ``-m``, SVC's cache_size).
@@ -98,6 +100,41 @@ def cache_share_scope(fraction: float):
         yield
     finally:
         _share.fraction = saved
+
+
+def solve_threads() -> int:
+    """How many threads a solve started in this thread may use for its kernel rows (``_smo``'s
+    chunked rows, large n): 1, or what :func:`solve_threads_scope` set (the estimators: their
+    ``n_jobs``; ``svmbound._parallel.parallel_map`` gives each of k workers 1/k of its caller's)."""
+    return getattr(_share, "threads", 1)
+
+
+@functools.cache
+def threadsafe_numba() -> bool:
+    """Whether numba's parallel loops run on a threading layer that several threads may enter
+    at once (OpenMP or TBB): concurrent solves each start their own. Its ``workqueue`` layer
+    (neither installed) aborts the process when two threads enter it: solves then run on one
+    thread each."""
+    try:
+        _probe_parallel(2)
+        from numba import threading_layer
+
+        return threading_layer() in ("omp", "tbb")
+    except Exception:  # pragma: no cover - no layer at all
+        return False
+
+
+@contextmanager
+def solve_threads_scope(threads: int):
+    """Solves started in this thread inside the ``with`` block use up to ``threads`` threads
+    (at least 1, at most numba's thread count; 1 without a thread-safe numba layer)."""
+    saved = solve_threads()
+    threads = max(1, min(int(threads), numba_config.NUMBA_NUM_THREADS))
+    _share.threads = threads if threads == 1 or threadsafe_numba() else 1
+    try:
+        yield
+    finally:
+        _share.threads = saved
 
 
 def cache_megabytes(cache_mb):
@@ -357,7 +394,10 @@ def initial_gradient(X, y, p, ub, a, kernel: Kernel, scale: float, shift):
 
 def _smo_and_offset(*args):
     """The numba SMO, then the offset ρ (both numba, so both run where ``call_interruptibly``
-    puts them — never in the main thread)."""
+    puts them — never in the main thread); numba's thread count for that thread set to the
+    solve's ``threads`` (the argument after ``stop``) when it has more than one."""
+    if len(args) > 18 and args[18] > 1:
+        numba_set_num_threads(args[18])
     G, n_iter, violation, n_rows, interrupted = smo(*args)
     y, ub, a = args[2], args[4], args[5]
     rho = 0.0 if interrupted else offset(y, G, a, ub)
@@ -396,7 +436,7 @@ def _run(args, max_iter: int, buf, flag, n: int, d_eff: float, stall: bool = Fal
     solve that has stalled (``STALL_SLICES``)."""
     if n > SMALL_ROWS or float(n) * n * max(d_eff, 1.0) > SMALL_WORK:
         return call_interruptibly(_smo_and_offset, *args, max_iter, buf, flag.array,
-                                  flag=flag) + (False,)
+                                  solve_threads(), flag=flag) + (False,)
     tol = args[-1]
     total = rows = 0
     ref, since = np.inf, 0          # the lowest violation at a slice end that halved the last

@@ -1,0 +1,112 @@
+"""Kernel rows on several threads (issue 32): a large dense solve computes each row of Q in
+fixed pieces (``solvers._smo.ROW_CHUNK``), on the threads ``solvers.qp.solve_threads`` allows;
+the pieces depend on n alone, so the threads never change a result."""
+
+import numba
+import numpy as np
+import pytest
+from numba import njit
+
+from svmbound._parallel import parallel_map
+from svmbound.kernels import LinearKernel, PolynomialKernel, RBFKernel
+from svmbound.solvers import solve_svm_dual
+from svmbound.solvers._smo import (CHUNKED_ROWS_MIN, LINEAR, POLY, RBF, kernel_row,
+                                   q_row_chunked)
+from svmbound.solvers.qp import solve_threads, solve_threads_scope
+
+
+@njit   # (not cached: numba would not see a change of the function it calls)
+def _chunked(X, sq, i, code, gamma, coef0, degree, y, yi, out, threads):
+    q_row_chunked(X, sq, i, code, gamma, coef0, degree, y, yi, out, threads)
+
+
+def _data(n, d=5, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] + 0.3 * rng.standard_normal(n) > 0, 1.0, -1.0)
+    return X, y
+
+
+@pytest.mark.parametrize("code, gamma, coef0, degree", [(RBF, 0.3, 0.0, 3), (LINEAR, 0.0, 0.0, 1),
+                                                        (POLY, 0.2, 1.0, 3)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_row_in_pieces_is_the_row_on_any_number_of_threads(code, gamma, coef0, degree, dtype):
+    """Q_i· = s·y_i·y ∘ K(x_i, ·) from the pieces equals the one-piece row to rounding, and the
+    same bits on 1, 2 and 3 threads."""
+    n = 3 * 512 + 17                 # a last piece shorter than the others
+    X, y = _data(n)
+    sq = np.einsum("ij,ij->i", X, X)
+    for i in (0, 700, n - 1):
+        ref = np.empty(n)
+        kernel_row(X, sq, i, code, gamma, coef0, degree, ref)
+        ref *= 2.0 * y[i] * y
+        rows = []
+        for threads in (1, 2, 3):
+            out = np.empty(n, dtype=dtype)
+            _chunked(X, sq, i, code, gamma, coef0, degree, y, 2.0 * y[i], out, threads)
+            rows.append(out)
+        assert rows[0].tobytes() == rows[1].tobytes() == rows[2].tobytes()
+        np.testing.assert_allclose(rows[0], ref.astype(dtype), rtol=1e-6 if dtype == np.float32
+                                   else 1e-12, atol=1e-12)
+        if code == RBF:
+            assert rows[0][i] == 2.0          # K(x, x) = 1 exactly
+
+
+@pytest.mark.parametrize("kernel", [RBFKernel(sigma2=2.0), PolynomialKernel(degree=2, coef0=1.0)])
+@pytest.mark.parametrize("loss", ["l1", "l2"])
+def test_a_large_solve_gives_the_same_bits_on_one_and_on_two_threads(kernel, loss):
+    """A solve of n ≥ CHUNKED_ROWS_MIN rows (its rows in pieces), stopped after a few hundred
+    iterations: α, b and the gradient are the same bits whatever the threads."""
+    X, y = _data(CHUNKED_ROWS_MIN + 100)
+    sols = []
+    for threads in (1, 2):
+        with solve_threads_scope(threads):
+            sols.append(solve_svm_dual(X, y, kernel, 1.0, loss=loss, max_iter=300,
+                                       cache_size=20))
+    a, b = sols
+    assert a.n_kernel_rows > 0
+    assert a.alpha.tobytes() == b.alpha.tobytes() and a.b == b.b
+    assert a.gradient.tobytes() == b.gradient.tobytes()
+
+
+def test_the_solution_of_a_large_solve_meets_its_kkt_conditions():
+    """The L1-SVM on n ≥ CHUNKED_ROWS_MIN rows (rows in pieces, two threads) converges: its
+    maximal KKT violation, recomputed from the kernel, is below the tolerance."""
+    X, y = _data(CHUNKED_ROWS_MIN + 50, d=3)
+    kernel, C, tol = LinearKernel(), 0.5, 1e-3
+    with solve_threads_scope(2):
+        sol = solve_svm_dual(X, y, kernel, C, loss="l1", tol=tol)
+    assert sol.converged
+    g = y * (X @ (X.T @ (sol.alpha * y))) - 1.0       # ∇ of ½αᵀQα − eᵀα, Q = YXXᵀY
+    up = ((y > 0) & (sol.alpha < C)) | ((y < 0) & (sol.alpha > 0))
+    low = ((y > 0) & (sol.alpha > 0)) | ((y < 0) & (sol.alpha < C))
+    assert np.max(-y[up] * g[up]) - np.min(-y[low] * g[low]) < tol + 1e-9
+
+
+def test_threads_are_shared_out_among_workers_and_restored():
+    with solve_threads_scope(4):
+        t = solve_threads()
+        assert t == min(4, numba.config.NUMBA_NUM_THREADS)       # numba's threads at most
+        assert parallel_map(lambda _: solve_threads(), range(2), 2) == [max(1, t // 2)] * 2
+        assert solve_threads() == t
+    assert solve_threads() == 1
+
+
+def test_a_fit_lends_its_n_jobs_to_the_final_training(monkeypatch):
+    """BoundSVC(n_jobs=k).fit trains its final SVM with min(k, CPUs, numba's) solve threads."""
+    from sklearn.datasets import make_classification
+
+    from svmbound import BoundSVC, _parallel, fit_flow
+
+    seen = []
+    solve = fit_flow.solve_svm_dual
+
+    def spy(*args, **kwargs):
+        seen.append(solve_threads())
+        return solve(*args, **kwargs)
+
+    monkeypatch.setattr(fit_flow, "solve_svm_dual", spy)
+    monkeypatch.setattr(_parallel, "usable_cpus", lambda: 4)
+    X, y = make_classification(80, 4, random_state=0)
+    BoundSVC(n_jobs=3).fit(X, y)
+    assert seen and seen[-1] == min(3, numba.config.NUMBA_NUM_THREADS)
