@@ -109,7 +109,8 @@ def main(argv=None):
 
     from svmbound import BoundSVC
 
-    BoundSVC().fit(*make_classification(60, 4, random_state=0))   # numba compile, not timed
+    for extra in ({}, {"cache_size": 0.01}):   # numba compiles, not timed: float64 rows, then
+        BoundSVC(**extra).fit(*make_classification(60, 4, random_state=0))   # float32 ones
     intel = intelex_svc()
     rows = []
     for name in args.cases:

@@ -33,7 +33,7 @@ POINTS = {"ijcnn1": (27.34, 0.6745), "a9a": (5.781, 0.05158)}
 HEADING = "One big SVM: our SMO, SVC and sklearnex's SVC at one (C, γ) (issue 32)"
 
 
-def fit_ours(X, y, C, gamma, threads=1):
+def fit_ours(X, y, C, gamma, threads=1, cache_size=2000):
     from svmbound._blas import limit_blas
     from svmbound.kernels import RBFKernel
     from svmbound.solvers import decision_function, solve_svm_dual
@@ -43,7 +43,7 @@ def fit_ours(X, y, C, gamma, threads=1):
     y_pm = np.where(y == classes[1], 1.0, -1.0)
     kernel = RBFKernel.from_gamma(gamma)
     with limit_blas(1), solve_threads_scope(threads):     # as in BoundSVC.fit
-        sol = solve_svm_dual(X, y_pm, kernel, C, loss="l1", tol=1e-3, cache_size=2000)
+        sol = solve_svm_dual(X, y_pm, kernel, C, loss="l1", tol=1e-3, cache_size=cache_size)
 
     def predict(Xt):
         f = decision_function(X, y_pm, sol.alpha, sol.b, kernel, Xt)
@@ -75,10 +75,12 @@ def main(argv=None):
     from sklearn.datasets import make_classification
     from sklearn.svm import SVC
 
-    from svmbound.solvers._smo import CHUNKED_ROWS_MIN
+    from svmbound.solvers._rows import CHUNKED_ROWS_MIN
 
-    for threads in args.threads:     # numba compiles, not timed (rows in pieces: n large)
-        fit_ours(*make_classification(CHUNKED_ROWS_MIN, 4, random_state=0), 1.0, 0.1, threads)
+    warm = make_classification(CHUNKED_ROWS_MIN, 4, random_state=0)
+    for threads in args.threads:     # numba compiles, not timed (rows in pieces: n large), with
+        for mb in (2000, 1):         # float64 rows and with float32 ones (a cache of 1 MB)
+            fit_ours(*warm, 1.0, 0.1, threads, cache_size=mb)
     trainers = {}
     if "svc" in args.trainers:
         trainers["sklearn SVC"] = lambda X, y, C, g: fit_svc(SVC, X, y, C, g)

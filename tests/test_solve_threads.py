@@ -1,6 +1,6 @@
 """Kernel rows on several threads (issue 32): a large dense solve computes each row of Q in
-fixed pieces (``solvers._smo.ROW_CHUNK``), on the threads ``solvers.qp.solve_threads`` allows;
-the pieces depend on n alone, so the threads never change a result."""
+fixed pieces (``solvers._smo.ROW_CHUNK``) from Xᵀ, on the threads ``solvers.qp.solve_threads``
+allows; a piece's sums do not depend on where it runs, so the threads never change a result."""
 
 import numba
 import numpy as np
@@ -10,19 +10,19 @@ from numba import njit
 from svmbound._parallel import parallel_map
 from svmbound.kernels import LinearKernel, PolynomialKernel, RBFKernel
 from svmbound.solvers import solve_svm_dual
-from svmbound.solvers._smo import (CHUNKED_ROWS_MIN, LINEAR, POLY, RBF, kernel_row,
-                                   q_row_chunked)
+from svmbound.solvers._rows import (CHUNKED_ROWS_MIN, LINEAR, POLY, RBF, ROW_CHUNK, kernel_row,
+                                    q_row_pieces)
 from svmbound.solvers.qp import solve_threads, solve_threads_scope
 
 
 @njit   # (not cached: numba would not see a change of the function it calls)
-def _chunked(X, sq, i, code, gamma, coef0, degree, y, yi, out, threads):
-    q_row_chunked(X, sq, i, code, gamma, coef0, degree, y, yi, out, threads)
+def _pieces(Xt, sq, i, code, gamma, coef0, degree, y, yi, out, threads):
+    q_row_pieces(Xt, sq, i, code, gamma, coef0, degree, y, yi, out, threads)
 
 
-def _data(n, d=5, seed=0):
+def _data(n, d=5, seed=0, zeros=0.0):
     rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d))
+    X = rng.standard_normal((n, d)) * (rng.random((n, d)) >= zeros)
     y = np.where(X[:, 0] + 0.5 * X[:, 1] + 0.3 * rng.standard_normal(n) > 0, 1.0, -1.0)
     return X, y
 
@@ -30,11 +30,15 @@ def _data(n, d=5, seed=0):
 @pytest.mark.parametrize("code, gamma, coef0, degree", [(RBF, 0.3, 0.0, 3), (LINEAR, 0.0, 0.0, 1),
                                                         (POLY, 0.2, 1.0, 3)])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_a_row_in_pieces_is_the_row_on_any_number_of_threads(code, gamma, coef0, degree, dtype):
-    """Q_i· = s·y_i·y ∘ K(x_i, ·) from the pieces equals the one-piece row to rounding, and the
-    same bits on 1, 2 and 3 threads."""
-    n = 3 * 512 + 17                 # a last piece shorter than the others
-    X, y = _data(n)
+@pytest.mark.parametrize("d, zeros", [(7, 0.0), (13, 0.8)])
+def test_a_row_in_pieces_is_the_row_on_any_number_of_threads(code, gamma, coef0, degree, dtype,
+                                                             d, zeros):
+    """Q_i· = s·y_i·y ∘ K(x_i, ·) from the pieces of Xᵀ equals the BLAS row to rounding, with
+    the same bits on 1, 2 and 3 threads (d not a multiple of the 4 features summed at a time;
+    data with many zeros, which the pieces skip)."""
+    n = 3 * ROW_CHUNK + 17                 # a last piece shorter than the others
+    X, y = _data(n, d, zeros=zeros)
+    Xt = np.ascontiguousarray(X.T)
     sq = np.einsum("ij,ij->i", X, X)
     for i in (0, 700, n - 1):
         ref = np.empty(n)
@@ -43,7 +47,7 @@ def test_a_row_in_pieces_is_the_row_on_any_number_of_threads(code, gamma, coef0,
         rows = []
         for threads in (1, 2, 3):
             out = np.empty(n, dtype=dtype)
-            _chunked(X, sq, i, code, gamma, coef0, degree, y, 2.0 * y[i], out, threads)
+            _pieces(Xt, sq, i, code, gamma, coef0, degree, y, 2.0 * y[i], out, threads)
             rows.append(out)
         assert rows[0].tobytes() == rows[1].tobytes() == rows[2].tobytes()
         np.testing.assert_allclose(rows[0], ref.astype(dtype), rtol=1e-6 if dtype == np.float32
@@ -72,7 +76,7 @@ def test_a_large_solve_gives_the_same_bits_on_one_and_on_two_threads(kernel, los
 def test_the_solution_of_a_large_solve_meets_its_kkt_conditions():
     """The L1-SVM on n ≥ CHUNKED_ROWS_MIN rows (rows in pieces, two threads) converges: its
     maximal KKT violation, recomputed from the kernel, is below the tolerance."""
-    X, y = _data(CHUNKED_ROWS_MIN + 50, d=3)
+    X, y = _data(CHUNKED_ROWS_MIN + 50, d=6, zeros=0.5)
     kernel, C, tol = LinearKernel(), 0.5, 1e-3
     with solve_threads_scope(2):
         sol = solve_svm_dual(X, y, kernel, C, loss="l1", tol=tol)

@@ -24,228 +24,25 @@ at once with ``interrupted = True`` when another thread has set it to a non-zero
 check is one memory read per O(n) iteration: it costs nothing measurable, and a solve stops
 within one iteration (plus at most one kernel row) of the request.
 
-Sparse data (issue 13): X is then not a 2-D array but the tuple of ``_sparse.numba_data``
-(CSR data, indices, pointers, then the CSC ones); numba compiles a second version of the
-solver in which ``row_dots`` computes ⟨x_i, x_j⟩ for all j by walking, for each non-zero x_ik,
-the column k (a pass over the non-zeros sharing a feature with x_i, at most nnz(X)). The LRU
-cache, the working-set selection and everything else are the same code.
-
-Threads (issue 32): a kernel row of n ≥ ``CHUNKED_ROWS_MIN`` entries over dense features is
-computed in fixed pieces of ``ROW_CHUNK`` entries (one BLAS product, the kernel function and the
-labels each), spread over ``threads`` threads (numba ``prange``) — the row is most of a large
-solve's time. The pieces depend on n alone, so a row has the same bits on any number of threads
-(though not the bits of one product over all n: BLAS blocks a long product differently).
-
-Rows of a shared kernel matrix (``qp.GramRows``, code PRECOMPUTED): X is the pair (K, rows)
-and K_ij of the sub-problem is K[rows[i], rows[j]], read from K without copying the block
-(the folds of a cross-validation at one θ share the K of all their points).
+Kernel rows (``_rows``): from dense features, sparse ones (CSR/CSC arrays) or a kernel
+matrix; for large dense solves in pieces on several threads (issue 32).
 """
 
 import numpy as np
-from numba import njit, prange, types
-from numba.extending import overload
+from numba import njit, prange
 
-from .._vexp import exp_nonpositive
+from ._rows import (CHUNKED_ROWS_MIN, LINEAR, POLY, PRECOMPUTED, RBF, ROW_CHUNK,  # noqa: F401
+                    _probe_parallel, kernel_diag, kernel_row, q_row_pieces, rows_in_pieces,
+                    shift_at)
 
 TAU = 1e-12
-LINEAR, RBF, POLY, PRECOMPUTED = 0, 1, 2, 3
-
-
-def shift_at(shift, i):
-    """h_i: ``shift[i]`` for a vector of diagonal shifts, ``shift`` itself for one number."""
-    return shift if np.ndim(shift) == 0 else shift[i]
-
-
-@overload(shift_at, jit_options={"cache": True, "nogil": True})
-def _shift_at_overload(shift, i):
-    if isinstance(shift, types.Array):
-        return lambda shift, i: shift[i]
-    return lambda shift, i: shift
-
-
-def row_dots(X, i):
-    """⟨x_i, x_j⟩ for every j: X a dense 2-D array, or the CSR/CSC tuple of sparse data (the
-    pair (K, rows) of ``qp.GramRows`` has no features: never called for it)."""
-    if isinstance(X, tuple) and len(X) == 2:
-        return np.zeros(X[1].shape[0])
-    if isinstance(X, tuple):
-        rdata, rind, rptr, cdata, cind, cptr = X
-        out = np.zeros(rptr.shape[0] - 1)
-        for p in range(rptr[i], rptr[i + 1]):
-            k, v = rind[p], rdata[p]
-            for q in range(cptr[k], cptr[k + 1]):
-                out[cind[q]] += v * cdata[q]
-        return out
-    return np.dot(X, X[i])
-
-
-@overload(row_dots, jit_options={"cache": True, "nogil": True})
-def _row_dots_overload(X, i):
-    if isinstance(X, types.BaseTuple) and len(X) == 2:
-        return lambda X, i: np.zeros(X[1].shape[0])
-    if isinstance(X, types.BaseTuple):
-        def csr_dots(X, i):
-            rdata, rind, rptr, cdata, cind, cptr = X
-            out = np.zeros(rptr.shape[0] - 1)
-            for p in range(rptr[i], rptr[i + 1]):
-                k = rind[p]
-                v = rdata[p]
-                for q in range(cptr[k], cptr[k + 1]):
-                    out[cind[q]] += v * cdata[q]
-            return out
-        return csr_dots
-    return lambda X, i: np.dot(X, X[i])
-
-
-def matrix_entry(X, i, j):
-    """X[i, j] of a PRECOMPUTED kernel matrix, or K[rows[i], rows[j]] for the pair (K, rows)
-    of ``qp.GramRows`` (never reached with sparse data: 0)."""
-    if isinstance(X, tuple) and len(X) == 2:
-        return X[0][X[1][i], X[1][j]]
-    return 0.0 if isinstance(X, tuple) else X[i, j]
-
-
-@overload(matrix_entry, jit_options={"cache": True, "nogil": True})
-def _matrix_entry_overload(X, i, j):
-    if isinstance(X, types.BaseTuple) and len(X) == 2:
-        return lambda X, i, j: X[0][X[1][i], X[1][j]]
-    if isinstance(X, types.BaseTuple):
-        return lambda X, i, j: 0.0
-    return lambda X, i, j: X[i, j]
-
-
-@njit(cache=True, nogil=True)
-def kernel_row(X, sq, i, code, gamma, coef0, degree, out):
-    """out[j] = K(x_i, x_j) for every j (for PRECOMPUTED, X is the kernel matrix itself)."""
-    n = sq.shape[0]
-    if code == PRECOMPUTED:
-        for j in range(n):
-            out[j] = matrix_entry(X, i, j)
-        return
-    dots = row_dots(X, i)
-    if code == LINEAR:
-        for j in range(n):
-            out[j] = dots[j]
-    elif code == RBF:
-        sqi = sq[i]
-        for j in range(n):
-            d2 = sqi + sq[j] - 2.0 * dots[j]
-            if d2 < 0.0:
-                d2 = 0.0
-            dots[j] = -gamma * d2
-        exp_nonpositive(dots, np.empty(n, dtype=np.int64))   # vectorised (svmbound._vexp)
-        for j in range(n):
-            out[j] = dots[j]
-        out[i] = 1.0
-    else:
-        for j in range(n):
-            out[j] = (gamma * dots[j] + coef0) ** degree
-
-
-#: Entries of one piece of a chunked kernel row, and the least n whose rows are chunked (module
-#: docstring; the reasons for the numbers: ``docs/decisions.md``).
-ROW_CHUNK = 512
-CHUNKED_ROWS_MIN = 8192
-
-
-def chunked_rows(X, code, n):
-    """Whether row i of Q is computed in pieces (``q_row_chunked``): dense features, n large."""
-    return (not isinstance(X, tuple)) and code != PRECOMPUTED and n >= CHUNKED_ROWS_MIN
-
-
-@overload(chunked_rows, jit_options={"cache": True, "nogil": True})
-def _chunked_rows_overload(X, code, n):
-    if isinstance(X, types.BaseTuple):
-        return lambda X, code, n: False
-    return lambda X, code, n: code != PRECOMPUTED and n >= CHUNKED_ROWS_MIN
-
-
-@njit(cache=True, nogil=True)
-def _q_piece(c, X, sq, i, xi, code, gamma, coef0, degree, y, yi, out):
-    """out[lo:hi] = y_i y_j s K(x_i, x_j) for the c-th piece [lo, hi) of ``ROW_CHUNK`` rows (the
-    entries ``kernel_row`` and ``_get_row`` give, piece by piece)."""
-    lo = c * ROW_CHUNK
-    hi = min(sq.shape[0], lo + ROW_CHUNK)
-    dots = np.dot(X[lo:hi], xi)
-    if code == RBF:
-        sqi = sq[i]
-        for j in range(hi - lo):
-            d2 = sqi + sq[lo + j] - 2.0 * dots[j]
-            if d2 < 0.0:
-                d2 = 0.0
-            dots[j] = -gamma * d2
-        exp_nonpositive(dots, np.empty(hi - lo, dtype=np.int64))
-        if lo <= i < hi:
-            dots[i - lo] = 1.0
-    elif code == POLY:
-        for j in range(hi - lo):
-            dots[j] = (gamma * dots[j] + coef0) ** degree
-    for j in range(hi - lo):
-        out[lo + j] = dots[j]
-    for j in range(hi - lo):
-        out[lo + j] *= yi * y[lo + j]
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def _q_pieces_parallel(X, sq, i, xi, code, gamma, coef0, degree, y, yi, out, n_pieces):
-    for c in prange(n_pieces):
-        _q_piece(c, X, sq, i, xi, code, gamma, coef0, degree, y, yi, out)
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def _probe_parallel(n):
-    """A trivial parallel loop: its first call loads numba's threading layer (``qp``)."""
-    total = 0
-    for k in prange(n):
-        total += k
-    return total
-
-
-def q_row_chunked(X, sq, i, code, gamma, coef0, degree, y, yi, out, threads):
-    """out = y_i·s·y ∘ K(x_i, ·) in pieces (module docstring), on ``threads`` threads; dense X."""
-    n_pieces = (sq.shape[0] + ROW_CHUNK - 1) // ROW_CHUNK
-    xi = np.ascontiguousarray(X[i])
-    for c in range(n_pieces):
-        _q_piece(c, X, sq, i, xi, code, gamma, coef0, degree, y, yi, out)
-
-
-@overload(q_row_chunked, jit_options={"cache": True, "nogil": True})
-def _q_row_chunked_overload(X, sq, i, code, gamma, coef0, degree, y, yi, out, threads):
-    if isinstance(X, types.BaseTuple):      # never called: ``chunked_rows`` is False
-        return lambda X, sq, i, code, gamma, coef0, degree, y, yi, out, threads: None
-
-    def impl(X, sq, i, code, gamma, coef0, degree, y, yi, out, threads):
-        n_pieces = (sq.shape[0] + ROW_CHUNK - 1) // ROW_CHUNK
-        xi = X[i].copy()
-        if threads > 1:      # (numba's thread count for this thread: set by the caller)
-            _q_pieces_parallel(X, sq, i, xi, code, gamma, coef0, degree, y, yi, out, n_pieces)
-        else:
-            for c in range(n_pieces):
-                _q_piece(c, X, sq, i, xi, code, gamma, coef0, degree, y, yi, out)
-    return impl
-
-
-@njit(cache=True, nogil=True)
-def kernel_diag(X, sq, code, gamma, coef0, degree):
-    n = sq.shape[0]
-    d = np.empty(n)
-    for i in range(n):
-        if code == PRECOMPUTED:
-            d[i] = matrix_entry(X, i, i)
-        elif code == LINEAR:
-            d[i] = sq[i]
-        elif code == RBF:
-            d[i] = 1.0
-        else:
-            d[i] = (gamma * sq[i] + coef0) ** degree
-    return d
 
 
 @njit(cache=True, nogil=True)
 def _get_row(i, X, sq, y, code, gamma, coef0, degree, scale, shift,
              buf, slot_of, row_of, last_used, state):
     """Row i of Q from the LRU cache, computing it on a miss. state = [clock, n_filled, misses,
-    threads]."""
+    threads, pieces] (``smo``)."""
     state[0] += 1
     s = slot_of[i]
     if s >= 0:
@@ -266,8 +63,8 @@ def _get_row(i, X, sq, y, code, gamma, coef0, degree, scale, shift,
     state[2] += 1
     row = buf[s]
     yi = y[i] * scale
-    if chunked_rows(X, code, row.shape[0]):
-        q_row_chunked(X, sq, i, code, gamma, coef0, degree, y, yi, row, state[3])
+    if rows_in_pieces(X, code, state[4]):
+        q_row_pieces(X, sq, i, code, gamma, coef0, degree, y, yi, row, state[3])
     else:
         kernel_row(X, sq, i, code, gamma, coef0, degree, row)
         for j in range(row.shape[0]):
@@ -280,16 +77,12 @@ def _get_row(i, X, sq, y, code, gamma, coef0, degree, scale, shift,
 
 
 @njit(cache=True, nogil=True)
-def _select(act, m, y, G, alpha, ub, QD, X, sq, code, gamma, coef0, degree, scale, shift,
-            buf, slot_of, row_of, last_used, state):
-    """Second-order working-set selection (WSS 2 of Fan, Chen & Lin) over act[:m].
-
-    Returns (i, j, Gmax + Gmax2); j = −1 when no pair improves.
-    """
+def _first(act, lo, hi, y, G, alpha, ub):
+    """(Gmax, i) of WSS 2's first pass over act[lo:hi]: the largest −y_t G_t over the variables
+    that may move up, at its last position (i = −1, Gmax = −inf when none may)."""
     Gmax = -np.inf
-    Gmax2 = -np.inf
     i = -1
-    for k in range(m):
+    for k in range(lo, hi):
         t = act[k]
         if y[t] > 0:
             if alpha[t] < ub[t] and -G[t] >= Gmax:
@@ -299,15 +92,17 @@ def _select(act, m, y, G, alpha, ub, QD, X, sq, code, gamma, coef0, degree, scal
             if alpha[t] > 0.0 and G[t] >= Gmax:
                 Gmax = G[t]
                 i = t
+    return Gmax, i
+
+
+@njit(cache=True, nogil=True)
+def _second(act, lo, hi, y, G, alpha, ub, QD, Qi, yi, QDi, Gmax):
+    """(Gmax2, j, min objective decrease) of WSS 2's second pass over act[lo:hi]; j at the last
+    position of the least decrease (−1 when no pair improves)."""
+    Gmax2 = -np.inf
     j = -1
-    if i < 0:
-        return i, j, -np.inf
     obj_diff_min = np.inf
-    Qi = _get_row(i, X, sq, y, code, gamma, coef0, degree, scale, shift,
-                  buf, slot_of, row_of, last_used, state)
-    yi = y[i]
-    QDi = QD[i]
-    for k in range(m):
+    for k in range(lo, hi):
         t = act[k]
         if y[t] > 0:
             if alpha[t] > 0.0:
@@ -337,7 +132,99 @@ def _select(act, m, y, G, alpha, ub, QD, X, sq, code, gamma, coef0, degree, scal
                     if obj_diff <= obj_diff_min:
                         j = t
                         obj_diff_min = obj_diff
+    return Gmax2, j, obj_diff_min
+
+
+#: Positions of the active set per piece of a pass run on several threads, and the least
+#: active set that is (``docs/decisions.md``).
+PASS_PIECE = 2048
+PARALLEL_PASS_MIN = 8192
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _first_parallel(act, m, y, G, alpha, ub, best, where):
+    for c in prange(best.shape[0]):
+        best[c], where[c] = _first(act, c * PASS_PIECE, min(m, (c + 1) * PASS_PIECE),
+                                   y, G, alpha, ub)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _second_parallel(act, m, y, G, alpha, ub, QD, Qi, yi, QDi, Gmax, best2, where, least):
+    for c in prange(best2.shape[0]):
+        best2[c], where[c], least[c] = _second(act, c * PASS_PIECE,
+                                               min(m, (c + 1) * PASS_PIECE), y, G, alpha, ub,
+                                               QD, Qi, yi, QDi, Gmax)
+
+
+@njit(cache=True, nogil=True)
+def _add_row(G_bar, sgn, Q, threads):
+    """Ḡ += sgn·Q (a variable reached or left its bound u = |sgn|)."""
+    if threads > 1 and G_bar.shape[0] >= PARALLEL_PASS_MIN:
+        _add_row_parallel(G_bar, sgn, Q)
+    else:
+        for k in range(G_bar.shape[0]):
+            G_bar[k] += sgn * Q[k]
+
+
+@njit(cache=True, nogil=True)
+def _select(act, m, y, G, alpha, ub, QD, X, sq, code, gamma, coef0, degree, scale, shift,
+            buf, slot_of, row_of, last_used, state):
+    """Second-order working-set selection (WSS 2 of Fan, Chen & Lin) over act[:m].
+
+    Returns (i, j, Gmax + Gmax2); j = −1 when no pair improves. With several threads
+    (state[3]) and m ≥ PARALLEL_PASS_MIN, each pass runs in pieces of PASS_PIECE positions,
+    whose results are combined in their order by the pass's own rule (≥ for the maximum, ≤ for
+    the least decrease): the same (i, j) as one pass over act[:m], on any number of threads."""
+    if state[3] > 1 and m >= PARALLEL_PASS_MIN:
+        n_p = (m + PASS_PIECE - 1) // PASS_PIECE
+        best = np.empty(n_p)
+        where = np.empty(n_p, dtype=np.int64)
+        _first_parallel(act, m, y, G, alpha, ub, best, where)
+        Gmax, i = -np.inf, -1
+        for c in range(n_p):
+            if where[c] >= 0 and best[c] >= Gmax:
+                Gmax, i = best[c], where[c]
+    else:
+        Gmax, i = _first(act, 0, m, y, G, alpha, ub)
+    if i < 0:
+        return i, -1, -np.inf
+    Qi = _get_row(i, X, sq, y, code, gamma, coef0, degree, scale, shift,
+                  buf, slot_of, row_of, last_used, state)
+    yi = y[i]
+    QDi = QD[i]
+    if state[3] > 1 and m >= PARALLEL_PASS_MIN:
+        n_p = (m + PASS_PIECE - 1) // PASS_PIECE
+        best2 = np.empty(n_p)
+        where = np.empty(n_p, dtype=np.int64)
+        least = np.empty(n_p)
+        _second_parallel(act, m, y, G, alpha, ub, QD, Qi, yi, QDi, Gmax, best2, where, least)
+        Gmax2, j, obj_diff_min = -np.inf, -1, np.inf
+        for c in range(n_p):
+            Gmax2 = max(Gmax2, best2[c])
+            if where[c] >= 0 and least[c] <= obj_diff_min:
+                j, obj_diff_min = where[c], least[c]
+    else:
+        Gmax2, j, obj_diff_min = _second(act, 0, m, y, G, alpha, ub, QD, Qi, yi, QDi, Gmax)
     return i, j, Gmax + Gmax2
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _update_parallel(act, m, G, Qi, Qj, dai, daj):
+    """G_t += Q_it Δα_i + Q_jt Δα_j over act[:m], in pieces on several threads (each entry is
+    its own sum: the same bits as one pass)."""
+    for c in prange((m + PASS_PIECE - 1) // PASS_PIECE):
+        for k in range(c * PASS_PIECE, min(m, (c + 1) * PASS_PIECE)):
+            t = act[k]
+            G[t] += Qi[t] * dai + Qj[t] * daj
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _add_row_parallel(G_bar, sgn, Q):
+    """Ḡ += sgn·Q over every entry, in pieces on several threads (the same bits as one pass)."""
+    n = G_bar.shape[0]
+    for c in prange((n + PASS_PIECE - 1) // PASS_PIECE):
+        for k in range(c * PASS_PIECE, min(n, (c + 1) * PASS_PIECE)):
+            G_bar[k] += sgn * Q[k]
 
 
 @njit(cache=True, nogil=True)
@@ -379,13 +266,14 @@ def _be_shrunk(t, y, G, alpha, ub, Gmax1, Gmax2):
 
 @njit(cache=True, nogil=True)
 def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shift, tol,
-        max_iter, buf, stop, threads=1, shrinking=True):
+        max_iter, buf, stop, threads=1, pieces=0, shrinking=True):
     """Solve the QP in place on ``alpha`` (which must be feasible), with LIBSVM's shrinking.
 
     G = Qα + p and Ḡ = Σ_{α_j = u_j} u_j Q_j at the start are given (computed in blocks by the
     caller, updated in place). ``stop`` is a one-element int64 array: when another thread sets
-    ``stop[0]`` the loop returns before its next iteration. ``threads``: how many threads compute
-    a chunked kernel row (``chunked_rows``; the result does not depend on it). Returns (G, n_iter, violation,
+    ``stop[0]`` the loop returns before its next iteration. ``threads``: how many threads the
+    passes over a large active set (``_select``, the gradient update) and, with ``pieces`` (X
+    then Xᵀ: ``_rows``), the kernel rows run on; the result does not depend on it. Returns (G, n_iter, violation,
     n_kernel_rows, interrupted): G is the final (full) gradient; after an interruption α is
     feasible but not optimal and G may be stale on shrunk variables — discard the result.
     """
@@ -394,8 +282,9 @@ def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shi
     slot_of = -np.ones(n, dtype=np.int64)
     row_of = -np.ones(n_slots, dtype=np.int64)
     last_used = np.zeros(n_slots, dtype=np.int64)
-    state = np.zeros(4, dtype=np.int64)
+    state = np.zeros(5, dtype=np.int64)
     state[3] = threads
+    state[4] = pieces
 
     QD = kernel_diag(X, sq, code, gamma, coef0, degree)
     for i in range(n):
@@ -526,20 +415,19 @@ def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shi
                     alpha[j] = total
         dai = alpha[i] - old_i
         daj = alpha[j] - old_j
-        for k in range(m):
-            t = act[k]
-            G[t] += Qi[t] * dai + Qj[t] * daj
+        if threads > 1 and m >= PARALLEL_PASS_MIN:
+            _update_parallel(act, m, G, Qi, Qj, dai, daj)
+        else:
+            for k in range(m):
+                t = act[k]
+                G[t] += Qi[t] * dai + Qj[t] * daj
         # keep Ḡ (the bounded variables' part of G) for gradient reconstruction
         ui_old = old_i >= Ci
         if ui_old != (alpha[i] >= Ci):
-            sgn = Ci if not ui_old else -Ci
-            for k in range(n):
-                G_bar[k] += sgn * Qi[k]
+            _add_row(G_bar, Ci if not ui_old else -Ci, Qi, threads)
         uj_old = old_j >= Cj
         if uj_old != (alpha[j] >= Cj):
-            sgn = Cj if not uj_old else -Cj
-            for k in range(n):
-                G_bar[k] += sgn * Qj[k]
+            _add_row(G_bar, Cj if not uj_old else -Cj, Qj, threads)
     return G, n_iter, violation, state[2], interrupted
 
 
@@ -573,3 +461,9 @@ def offset(y, G, alpha, ub):
     if np.isinf(lower):
         return upper
     return 0.5 * (upper + lower)
+
+
+# The cached functions above call parallel ones: numba's threading layer must be loaded before
+# any of them is loaded from the cache, else LLVM stops the process ("Symbol not found:
+# allocate_sched"). A parallel function's own first call loads it.
+_probe_parallel(1)

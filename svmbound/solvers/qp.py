@@ -19,7 +19,8 @@ from numba import set_num_threads as numba_set_num_threads
 from .._sparse import issparse, numba_data, sq_norms
 from ..exceptions import ConvergenceWarning
 from ..kernels import Kernel, _row_blocks, column_mean
-from ._smo import PRECOMPUTED, RBF, _probe_parallel, offset, smo
+from ._rows import CHUNKED_ROWS_MIN, PRECOMPUTED, RBF, _probe_parallel
+from ._smo import offset, smo
 from .interrupt import SolverInterrupted, StopFlag, call_here, call_interruptibly, current_flag
 
 #: Kernel-row cache size: "auto" or a number of megabytes (LIBSVM's ``-m``, SVC's cache_size).
@@ -104,7 +105,7 @@ def cache_share_scope(fraction: float):
 
 def solve_threads() -> int:
     """How many threads a solve started in this thread may use for its kernel rows (``_smo``'s
-    chunked rows, large n): 1, or what :func:`solve_threads_scope` set (the estimators: their
+    rows in pieces: dense data, large n): 1, or what :func:`solve_threads_scope` set (the estimators: their
     ``n_jobs``; ``svmbound._parallel.parallel_map`` gives each of k workers 1/k of its caller's)."""
     return getattr(_share, "threads", 1)
 
@@ -396,7 +397,7 @@ def _smo_and_offset(*args):
     """The numba SMO, then the offset ρ (both numba, so both run where ``call_interruptibly``
     puts them — never in the main thread); numba's thread count for that thread set to the
     solve's ``threads`` (the argument after ``stop``) when it has more than one."""
-    if len(args) > 18 and args[18] > 1:
+    if args[18] > 1:
         numba_set_num_threads(args[18])
     G, n_iter, violation, n_rows, interrupted = smo(*args)
     y, ub, a = args[2], args[4], args[5]
@@ -428,22 +429,24 @@ SLICE_ITER_PER_ROW = 100
 STALL_SLICES = 4
 
 
-def _run(args, max_iter: int, buf, flag, n: int, d_eff: float, stall: bool = False):
+def _run(args, max_iter: int, buf, flag, n: int, d_eff: float, stall: bool = False,
+         pieces: int = 0):
     """(G, n_iter, violation, n_kernel_rows, interrupted, ρ, stalled) of ``_smo_and_offset``
     on ``args`` (all but max_iter, the cache and the stop flag): small problems in slices in
     this thread, others handed off (constants above). The slicing depends on the problem alone,
     not on the thread, so a solve gives the same bits in any thread. ``stall``: stop a sliced
-    solve that has stalled (``STALL_SLICES``)."""
+    solve that has stalled (``STALL_SLICES``). ``pieces``: ``_smo.smo``'s. The handed-off
+    solves run on this thread's ``solve_threads``; those in slices (small) on one."""
     if n > SMALL_ROWS or float(n) * n * max(d_eff, 1.0) > SMALL_WORK:
         return call_interruptibly(_smo_and_offset, *args, max_iter, buf, flag.array,
-                                  solve_threads(), flag=flag) + (False,)
+                                  solve_threads(), pieces, flag=flag) + (False,)
     tol = args[-1]
     total = rows = 0
     ref, since = np.inf, 0          # the lowest violation at a slice end that halved the last
     while True:
         chunk = min(max_iter - total, SLICE_ITER + SLICE_ITER_PER_ROW * n)
         G, n_iter, violation, n_rows, interrupted, rho = call_here(
-            _smo_and_offset, *args, chunk, buf, flag.array, flag=flag)
+            _smo_and_offset, *args, chunk, buf, flag.array, 1, pieces, flag=flag)
         total += int(n_iter)
         rows += int(n_rows)
         if interrupted or violation < tol or n_iter < chunk or total >= max_iter:
@@ -476,6 +479,7 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
     code, gamma, coef0, degree = kernel.spec()
     X_kernel = X                     # what kernel.block expects (initial gradient)
     d_eff = None
+    pieces = 0                       # 1: kernel rows in pieces, from Xᵀ (``_rows``)
     if isinstance(X, GramRows):
         if code != PRECOMPUTED:
             raise ValueError("rows of a kernel matrix (GramRows) need the PrecomputedKernel")
@@ -488,11 +492,18 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
         X = numba_data(X)
     else:
         X = np.ascontiguousarray(kernel.prepare(X))
-        if code == RBF:
+        # rows in pieces on the solve's threads (``_rows``, issue 32): the solver takes Xᵀ
+        pieces = int(code != PRECOMPUTED and n >= CHUNKED_ROWS_MIN)
+        if code == RBF and not (pieces and 2 * np.count_nonzero(X) <= X.size):
             # exp(−γ‖x − z‖²) is translation invariant: centring makes ‖x‖² + ‖z‖² − 2⟨x, z⟩
-            # lose far fewer digits on data far from the origin.
+            # lose far fewer digits on data far from the origin. Not for pieces of data mostly
+            # zeros (one-hot features stored dense), as not for sparse data (``RBFKernel.block``):
+            # centring would make every entry non-zero, which the pieces skip (a9a: 14 of 123).
             X = np.ascontiguousarray(X - column_mean(X))
         sq = np.einsum("ij,ij->i", X, X) if code != PRECOMPUTED else np.zeros(n)
+        d_eff = X.shape[1]
+        if pieces:
+            X = np.ascontiguousarray(X.T)
     check_kernel_finite(sq, kernel, "the squared norm")
     if code != RBF:              # (an RBF kernel's diagonal is 1; its distances come from sq)
         check_kernel_finite(X_kernel.K[X_kernel.rows, X_kernel.rows]
@@ -512,13 +523,13 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
             float(scale), shift, check_positive_tol(tol))
     buf = cache_buffer(n, cache_mb)
     if d_eff is None:
-        d_eff = (X_kernel.nnz / max(n, 1)) if issparse(X_kernel) else X.shape[1]
+        d_eff = X_kernel.nnz / max(n, 1)
     flag = current_flag()
     if flag is None:     # a flag of its own, registered for request_stop() while it runs
         with StopFlag() as flag:
-            out = _run(args, int(max_iter), buf, flag, n, d_eff, stall)
+            out = _run(args, int(max_iter), buf, flag, n, d_eff, stall, pieces)
     else:                # the thread's stop_scope flag (registered by the scope's owner)
-        out = _run(args, int(max_iter), buf, flag, n, d_eff, stall)
+        out = _run(args, int(max_iter), buf, flag, n, d_eff, stall, pieces)
     G, n_iter, violation, n_rows, interrupted, rho, stalled = out
     if interrupted:
         raise SolverInterrupted("solve interrupted")
