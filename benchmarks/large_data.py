@@ -9,9 +9,13 @@ much data runs, on the same 5,000-row subsample (``strategy.tuning_rows``) and r
 row: ``random-sub`` = RandomizedSearchCV(SVC(), 30 log-uniform draws over grid.py's box,
 5-fold), ``grid-sub`` = GridSearchCV(SVC(), grid.py's grid, 5-fold). GridSearchCV on every row
 is not run: 550 fits of ~15 s on ijcnn1 ≈ 1.2 h on 2 cores (docs/lab-notebook.md, issue 5d).
+``--rows N …``: the cost curve (issue 32 item 1): each case on a stratified sample of N of its
+training rows (seed 0; the test file as it is), every method on the same sample; below
+2 × 5,000 rows the peers search on the whole sample.
 
     python benchmarks/large_data.py [--data DIR] [--cases ijcnn1 a9a] [--jobs 2]
-        [--methods l2 l1 random-sub grid-sub] [--cache-size MB] [--out FILE.md]
+        [--methods l2 l1 random-sub grid-sub] [--rows 2000 5000 …] [--cache-size MB]
+        [--out FILE.md]
 """
 
 from __future__ import annotations
@@ -57,7 +61,8 @@ def run_peer(method, X, y, jobs):
 
     from svmbound.strategy import tuning_rows
 
-    S, _ = tuning_rows(y, 5000, 0)
+    rows = tuning_rows(y, 5000, 0)
+    S = np.arange(y.size) if rows is None else rows[0]
     cv = StratifiedKFold(5, shuffle=True, random_state=0)
     t = time.perf_counter()
     if method == "grid-sub":
@@ -100,6 +105,8 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--cache-size", type=_cache_arg, default=None,
                     help="BoundSVC's cache_size (MB or 'auto'; default: the estimator's)")
+    ap.add_argument("--rows", type=int, nargs="+", default=None,
+                    help="samples of this many training rows (default: every row)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     root = data_root(args.data)
@@ -113,8 +120,15 @@ def main(argv=None):
         BoundSVC(**extra).fit(*make_classification(60, 4, random_state=0))   # float32 ones
     intel = intelex_svc()
     rows = []
-    for name in args.cases:
+    cases = [(name, n) for name in args.cases for n in (args.rows or [None])]
+    for name, n_rows in cases:
         X, y, Xt, yt = load(root, name)
+        if n_rows is not None and n_rows < y.size:
+            from sklearn.model_selection import train_test_split
+
+            keep, _ = train_test_split(np.arange(y.size), train_size=n_rows, stratify=y,
+                                       random_state=0)
+            X, y = X[np.sort(keep)], y[np.sort(keep)]
         for m in args.methods:
             if m in ("l2", "l1"):
                 est, t = run_ours(m, X, y, args.jobs, args.cache_size)
@@ -130,7 +144,8 @@ def main(argv=None):
                 model, params, t, n_fit = run_peer(m, X, y, args.jobs)
                 err = float(np.mean(model.predict(Xt) != yt))
                 t_fit = fit_at(params, X, y)
-                extra = "searched on the 5,000-row subsample, refit on all rows"
+                extra = ("searched on the 5,000-row subsample, refit on all rows"
+                         if y.size > 10000 else "searched on every row")
             t_intel = f"{fit_at(params, X, y, intel):.1f}" if intel is not None else "–"
             row = (f"| {name} ({X.shape[0]}×{X.shape[1]}, test {Xt.shape[0]}) | {m} | "
                    f"{100 * err:.2f} | {t:.1f} | {n_fit} | {t_fit:.1f} | {t_intel} | "
