@@ -26,6 +26,13 @@ within one iteration (plus at most one kernel row) of the request.
 
 Kernel rows (``_rows``): from dense features, sparse ones (CSR/CSC arrays) or a kernel
 matrix; for large dense solves in pieces on several threads (issue 32).
+
+Threads (issue 32): with ``threads`` > 1 the passes over an active set of at least
+``PARALLEL_PASS_MIN`` positions — WSS 2's two passes, the gradient update, Ḡ's update — run in
+pieces of ``PASS_PIECE`` positions on numba's threads (``prange``). Each piece finds its own
+maximum (or least decrease) at its last position, and the pieces are combined in their order by
+the same rule (≥, resp. ≤), so the pair (i, j), and with it every bit of the solve, is that of
+one pass on one thread.
 """
 
 import numpy as np
@@ -273,9 +280,10 @@ def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shi
     caller, updated in place). ``stop`` is a one-element int64 array: when another thread sets
     ``stop[0]`` the loop returns before its next iteration. ``threads``: how many threads the
     passes over a large active set (``_select``, the gradient update) and, with ``pieces`` (X
-    then Xᵀ: ``_rows``), the kernel rows run on; the result does not depend on it. Returns (G, n_iter, violation,
-    n_kernel_rows, interrupted): G is the final (full) gradient; after an interruption α is
-    feasible but not optimal and G may be stale on shrunk variables — discard the result.
+    then Xᵀ: ``_rows``), the kernel rows run on; the result does not depend on it. Returns
+    (G, n_iter, violation, n_kernel_rows, interrupted): G is the final (full) gradient; after
+    an interruption α is feasible but not optimal and G may be stale on shrunk variables —
+    discard the result.
     """
     n = y.shape[0]
     n_slots = buf.shape[0]
