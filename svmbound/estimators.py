@@ -120,7 +120,8 @@ class BoundSVC(ClassifierMixin, BoundSVMBase):
         tolerance, Chung §4.3).
     n_jobs : joblib workers (threads) for independent work of criterion='auto': its two bound
         searches and its CV folds (None: 1, or the active ``joblib.parallel_config``; -1: all
-        cores). The result does not depend on it. Threads are capped at the CPUs this process
+        cores); a solve of ≥ 8,192 dense rows running alone (the final training of large data)
+        computes its kernel rows and its passes on all of them. The result does not depend on it. Threads are capped at the CPUs this process
         may use, and a multi-class problem whose pairs are too small for threads to pay
         (``svmbound.multiclass.pair_threads``) runs on one. A backend of ``joblib.parallel_config``
         takes precedence over threads: with ``backend="dask"`` (``pip install
