@@ -99,7 +99,8 @@ class BoundSVC(ClassifierMixin, BoundSVMBase):
         Large data, criterion='auto': on more than 2·tune_subsample rows the bound searches
         run on a stratified random subsample of tune_subsample rows (``random_state``) and the
         candidates are compared by their hold-out error on up to 4·tune_subsample other rows
-        instead of the k-fold CV; the final SVM is trained on every row. The subsample is
+        instead of the k-fold CV (from 6,001 rows up to 2·tune_subsample: one half searched,
+        the other validating); the final SVM is trained on every row. The subsample is
         smaller where the span bound's working memory on it (about 2.4·8·m² bytes) would not
         fit in half of ``cache_size``: at SVC's 200 MB, 2,336 rows (so 4,673 rows or more are
         tuned on a subsample); with "auto" on a machine of 16 GB or more, 10,575

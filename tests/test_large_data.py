@@ -28,6 +28,19 @@ def test_every_row_is_used_up_to_twice_the_subsample(n, m):
     assert tuning_rows(np.arange(n) % 2, m, 0) is None
 
 
+@pytest.mark.parametrize("n", [DEFAULT_CONFIG.half_split_rows + 1, 9000, 10000])
+def test_from_half_split_rows_to_twice_the_subsample_the_halves_search_and_validate(n):
+    """Between ``half_split_rows`` and 2·subsample rows the searches use one stratified half and
+    the validation the other (issue 32); at ``half_split_rows`` and below, every row."""
+    y = (np.arange(n) % 3 == 0).astype(int)
+    S, V = tuning_rows(y, 5000, 0)
+    assert abs(S.size - n // 2) <= 2 and S.size + V.size == n
+    assert np.intersect1d(S, V).size == 0
+    assert abs(y[S].mean() - y.mean()) <= 2.0 / S.size
+    assert tuning_rows(y[:DEFAULT_CONFIG.half_split_rows], 5000, 0) is None
+    assert tuning_rows(y, None, 0) is None
+
+
 @pytest.mark.parametrize("n, m, n_classes", [(1000, 100, 2), (201, 100, 3), (5000, 300, 7)])
 def test_tuning_rows_are_stratified_disjoint_and_reproducible(n, m, n_classes):
     rng = np.random.RandomState(0)

@@ -48,6 +48,8 @@ class StrategyConfig:
     overlap_cv: bool = True
     #: on large data, validation rows per subsample row (outside the subsample)
     validation_factor: int = 4
+    #: from this many rows up to twice the subsample, search on one half, validate on the other
+    half_split_rows: int = 6000
     #: working memory of one span evaluation with gradient, in m × m doubles (m support vectors)
     span_working_arrays: float = 2.4
     #: the least number of search rows the memory cap leaves

@@ -3,7 +3,9 @@
 On more than 2·m rows the bound searches run on a stratified subsample S of m rows and the
 candidates are validated on up to ``validation_factor``·m other rows V (a hold-out error);
 m = min(``tune_subsample``, :func:`span_memory_rows`), the most rows on which one span-bound
-evaluation fits in half of the cache budget. Only the final model sees every row.
+evaluation fits in half of the cache budget. Between ``half_split_rows`` and 2·m rows, S and V
+are the two halves of the data (issue 32: there the searches on every row cost 25–50 SVC fits,
+the most of any size). Only the final model sees every row.
 """
 
 from __future__ import annotations
@@ -45,20 +47,26 @@ def _stratified_pick(rng, y, rows, m: int) -> np.ndarray:
 def tuning_rows(y, subsample: int | None, random_state=None,
                 config: StrategyConfig = DEFAULT_CONFIG):
     """(S, V): the rows the bound searches use and the rows that validate the candidates, or
-    None when every row is used (``subsample`` None, or n ≤ 2·subsample).
+    None when every row is used (``subsample`` None, or n ≤ max(2·subsample,
+    ``config.half_split_rows``)).
 
-    S: ``subsample`` rows drawn at random within each class in proportion (stratified, every
-    class present); V: up to ``validation_factor``·``subsample`` of the other rows, drawn the
-    same way. Both sorted; ``random_state`` fixes the draw (None: 0, as the CV folds)."""
+    S: m = ``subsample`` rows (n // 2 when n ≤ 2·subsample) drawn at random within each class in
+    proportion (stratified, every class present); V: up to ``validation_factor``·m of the other
+    rows, drawn the same way. Both sorted; ``random_state`` fixes the draw (None: 0, as the CV folds)."""
     y = np.asarray(y)
     n = y.size
-    if subsample is None or n <= 2 * int(subsample):
+    if subsample is None:
         return None
+    m = int(subsample)
+    if n <= 2 * m:
+        if n <= config.half_split_rows:
+            return None
+        m = n // 2                      # the two halves (module docstring)
     rng = check_random_state(0 if random_state is None else random_state)
     every = np.arange(n)
-    S = _stratified_pick(rng, y, every, int(subsample))
+    S = _stratified_pick(rng, y, every, m)
     rest = np.setdiff1d(every, S, assume_unique=True)
-    m_val = min(rest.size, config.validation_factor * int(subsample))
+    m_val = min(rest.size, config.validation_factor * m)
     V = rest if m_val == rest.size else _stratified_pick(rng, y, rest, m_val)
     return S, V
 
