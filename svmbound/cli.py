@@ -82,7 +82,8 @@ def _add_tune_options(p):
                    metavar="M",
                    help="criterion auto on more than 2*M rows: search on a stratified sample of "
                         "M rows, pick by the hold-out error on up to 4*M others, train the final "
-                        "SVM on all rows (default 5000, fewer where the span bound's memory "
+                        "SVM on all rows (from 6001 rows up to 2*M: one half searched, the "
+                        "other validating; default 5000, fewer where the span bound's memory "
                         "would not fit in half the cache; with --svr 3000, sampled within "
                         "quantile bins of the targets; 'all': always use every row)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
