@@ -12,12 +12,18 @@ from svmbound.kernels import LinearKernel, PolynomialKernel, RBFKernel
 from svmbound.solvers import solve_svm_dual
 from svmbound.solvers._rows import (CHUNKED_ROWS_MIN, LINEAR, POLY, RBF, ROW_CHUNK, kernel_row,
                                     q_row_pieces)
-from svmbound.solvers.qp import solve_threads, solve_threads_scope
+from svmbound.solvers.qp import solve_threads, solve_threads_scope, threadsafe_numba
 
 
 @njit   # (not cached: numba would not see a change of the function it calls)
 def _pieces(Xt, sq, i, code, gamma, coef0, degree, y, yi, out, threads):
     q_row_pieces(Xt, sq, i, code, gamma, coef0, degree, y, yi, out, threads)
+
+
+def _expected_threads(k):
+    """What ``solve_threads_scope(k)`` gives: at most numba's threads, one without a
+    thread-safe numba layer (OpenMP or TBB)."""
+    return min(k, numba.config.NUMBA_NUM_THREADS) if threadsafe_numba() else 1
 
 
 def _data(n, d=5, seed=0, zeros=0.0):
@@ -90,7 +96,7 @@ def test_the_solution_of_a_large_solve_meets_its_kkt_conditions():
 def test_threads_are_shared_out_among_workers_and_restored():
     with solve_threads_scope(4):
         t = solve_threads()
-        assert t == min(4, numba.config.NUMBA_NUM_THREADS)       # numba's threads at most
+        assert t == _expected_threads(4)
         assert parallel_map(lambda _: solve_threads(), range(2), 2) == [max(1, t // 2)] * 2
         assert solve_threads() == t
     assert solve_threads() == 1
@@ -113,4 +119,4 @@ def test_a_fit_lends_its_n_jobs_to_the_final_training(monkeypatch):
     monkeypatch.setattr(_parallel, "usable_cpus", lambda: 4)
     X, y = make_classification(80, 4, random_state=0)
     BoundSVC(n_jobs=3).fit(X, y)
-    assert seen and seen[-1] == min(3, numba.config.NUMBA_NUM_THREADS)
+    assert seen and seen[-1] == _expected_threads(3)
