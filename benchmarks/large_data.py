@@ -128,7 +128,8 @@ def main(argv=None):
 
             keep, _ = train_test_split(np.arange(y.size), train_size=n_rows, stratify=y,
                                        random_state=0)
-            X, y = X[np.sort(keep)], y[np.sort(keep)]
+            keep = np.sort(keep)
+            X, y = X[keep], y[keep]
         for m in args.methods:
             if m in ("l2", "l1"):
                 est, t = run_ours(m, X, y, args.jobs, args.cache_size)

@@ -112,7 +112,8 @@ def main(argv=None):
             print(row, flush=True)
             rows.append(row)
     body = ("| data | C | γ | trainer | fit s, median (min–max) | support vectors | test err % | "
-            "predictions = first trainer's |\n|---|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
+            "predictions = first trainer's |\n|---|---|---|---|---|---|---|---|\n"
+            + "\n".join(rows) + "\n")
     publish(args.out, HEADING, "one_svm.py", argv, body)
     return 0
 

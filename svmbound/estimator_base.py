@@ -19,11 +19,11 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_feature_names, _check_n_features
 
 from ._blas import limit_blas
+from ._parallel import n_workers
 from ._validation import check_X
 from .fit_flow import grid_axes
 from .kernels import ESTIMATOR_KERNELS
 from .progress import Progress
-from ._parallel import n_workers
 from .solvers.qp import TOL_MAX, TOL_MIN, solve_threads_scope
 from .search.log import RunControl, SearchLog, data_fingerprint
 from .strategy import DEFAULT_CONFIG, StrategyConfig, evaluation_budget
@@ -127,8 +127,9 @@ class BoundSVMBase(BaseEstimator):
 
         BLAS runs on one thread during the fit (threadpoolctl): svmbound's parallelism is its
         ``n_jobs`` threads (shared out among concurrent solves; a solve alone, as the final
-        training, computes its kernel rows on all of them: ``solvers.qp.solve_threads``), and the BLAS calls of a criterion evaluation (kernel blocks, the span
-        bound's factorisations) are too small to gain from threads of their own — with two
+        training, computes its kernel rows on all of them: ``solvers.qp.solve_threads``), and
+        the BLAS calls of a criterion evaluation (kernel blocks, the span bound's
+        factorisations) are too small to gain from threads of their own — with two
         OpenBLAS threads per call a default fit on IDA german took 4.4 s instead of 0.75 s, on a
         5,000-row sample of ijcnn1 51 s instead of 10 s (2 cores, other jobs running)."""
         self._validate_params()

@@ -307,7 +307,7 @@ class BoundSVC(ClassifierMixin, BoundSVMBase):
         self.classes_ = np.asarray(classes)
         data = TrainingData.build(X, y_idx, self.classes_, sample_weight, self.class_weight)
         self.class_weight_ = data.class_weight
-        self._validate(params_checked=True)     # _validate_params ran at the start of _fit
+        self._validate(params_checked=True)     # _validate_params ran in fit
         if data.n_classes == 2:
             return fit_bound_svm(self, data, BinaryMachine(self, data), t0)
         # one-vs-one: the pair problems are small and the parallelism is over the pairs

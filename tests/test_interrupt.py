@@ -26,7 +26,8 @@ from svmbound.cli import main
 from svmbound.kernels import make_kernel
 from svmbound.search.log import LogMismatch
 from svmbound.solvers import solve_svm_dual
-from svmbound.solvers._smo import RBF, smo
+from svmbound.solvers._rows import RBF
+from svmbound.solvers._smo import smo
 from svmbound.solvers.interrupt import SolverInterrupted, StopFlag, stop_scope
 
 from _stopper import interrupt_after, stopped_solve

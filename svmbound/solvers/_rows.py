@@ -128,17 +128,18 @@ ROW_CHUNK = 1024
 CHUNKED_ROWS_MIN = 8192
 
 
-def rows_in_pieces(X, code, pieces):
-    """Whether row i of Q is computed in pieces (``q_row_pieces``): ``pieces`` set by the caller,
-    who then passes the *transposed* features Xᵀ (d × n, C order) as X."""
-    return bool(pieces) and not isinstance(X, tuple) and code != PRECOMPUTED
+def rows_in_pieces(X, pieces):
+    """Whether row i of Q is computed in pieces (``q_row_pieces``): ``pieces`` set by the caller
+    (``qp.run_smo``: dense features, not a kernel matrix, n large), who then passes the
+    *transposed* features Xᵀ (d × n, C order) as X."""
+    return bool(pieces) and not isinstance(X, tuple)
 
 
 @overload(rows_in_pieces, jit_options={"cache": True, "nogil": True})
-def _rows_in_pieces_overload(X, code, pieces):
+def _rows_in_pieces_overload(X, pieces):
     if isinstance(X, types.BaseTuple):
-        return lambda X, code, pieces: False
-    return lambda X, code, pieces: pieces != 0 and code != PRECOMPUTED
+        return lambda X, pieces: False
+    return lambda X, pieces: pieces != 0
 
 
 @njit(cache=True, nogil=True)

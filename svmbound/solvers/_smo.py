@@ -38,8 +38,7 @@ one pass on one thread.
 import numpy as np
 from numba import njit, prange
 
-from ._rows import (CHUNKED_ROWS_MIN, LINEAR, POLY, PRECOMPUTED, RBF, ROW_CHUNK,  # noqa: F401
-                    _probe_parallel, kernel_diag, kernel_row, q_row_pieces, rows_in_pieces,
+from ._rows import (_probe_parallel, kernel_diag, kernel_row, q_row_pieces, rows_in_pieces,
                     shift_at)
 
 TAU = 1e-12
@@ -70,7 +69,7 @@ def _get_row(i, X, sq, y, code, gamma, coef0, degree, scale, shift,
     state[2] += 1
     row = buf[s]
     yi = y[i] * scale
-    if rows_in_pieces(X, code, state[4]):
+    if rows_in_pieces(X, state[4]):
         q_row_pieces(X, sq, i, code, gamma, coef0, degree, y, yi, row, state[3])
     else:
         kernel_row(X, sq, i, code, gamma, coef0, degree, row)
@@ -164,9 +163,62 @@ def _second_parallel(act, m, y, G, alpha, ub, QD, Qi, yi, QDi, Gmax, best2, wher
 
 
 @njit(cache=True, nogil=True)
+def _in_pieces(threads, m):
+    """Whether a pass over m positions runs in pieces on several threads."""
+    return threads > 1 and m >= PARALLEL_PASS_MIN
+
+
+@njit(cache=True, nogil=True)
+def _first_pass(act, m, y, G, alpha, ub, threads):
+    """``_first`` over act[:m]: one pass, or its pieces combined in order by its rule (≥)."""
+    if not _in_pieces(threads, m):
+        return _first(act, 0, m, y, G, alpha, ub)
+    n_p = (m + PASS_PIECE - 1) // PASS_PIECE
+    best = np.empty(n_p)
+    where = np.empty(n_p, dtype=np.int64)
+    _first_parallel(act, m, y, G, alpha, ub, best, where)
+    Gmax, i = -np.inf, -1
+    for c in range(n_p):
+        if where[c] >= 0 and best[c] >= Gmax:
+            Gmax, i = best[c], where[c]
+    return Gmax, i
+
+
+@njit(cache=True, nogil=True)
+def _second_pass(act, m, y, G, alpha, ub, QD, Qi, yi, QDi, Gmax, threads):
+    """``_second`` over act[:m]: one pass, or its pieces combined in order by its rules (the
+    largest Gmax2; the least decrease, ≤)."""
+    if not _in_pieces(threads, m):
+        return _second(act, 0, m, y, G, alpha, ub, QD, Qi, yi, QDi, Gmax)
+    n_p = (m + PASS_PIECE - 1) // PASS_PIECE
+    best2 = np.empty(n_p)
+    where = np.empty(n_p, dtype=np.int64)
+    least = np.empty(n_p)
+    _second_parallel(act, m, y, G, alpha, ub, QD, Qi, yi, QDi, Gmax, best2, where, least)
+    Gmax2, j, obj_diff_min = -np.inf, -1, np.inf
+    for c in range(n_p):
+        Gmax2 = max(Gmax2, best2[c])
+        if where[c] >= 0 and least[c] <= obj_diff_min:
+            j, obj_diff_min = where[c], least[c]
+    return Gmax2, j, obj_diff_min
+
+
+@njit(cache=True, nogil=True)
+def _update(act, m, G, Qi, Qj, dai, daj, threads):
+    """G_t += Q_it Δα_i + Q_jt Δα_j over act[:m] (each entry its own sum: the same bits in
+    pieces on several threads as in one pass)."""
+    if _in_pieces(threads, m):
+        _update_parallel(act, m, G, Qi, Qj, dai, daj)
+    else:
+        for k in range(m):
+            t = act[k]
+            G[t] += Qi[t] * dai + Qj[t] * daj
+
+
+@njit(cache=True, nogil=True)
 def _add_row(G_bar, sgn, Q, threads):
     """Ḡ += sgn·Q (a variable reached or left its bound u = |sgn|)."""
-    if threads > 1 and G_bar.shape[0] >= PARALLEL_PASS_MIN:
+    if _in_pieces(threads, G_bar.shape[0]):
         _add_row_parallel(G_bar, sgn, Q)
     else:
         for k in range(G_bar.shape[0]):
@@ -179,46 +231,20 @@ def _select(act, m, y, G, alpha, ub, QD, X, sq, code, gamma, coef0, degree, scal
     """Second-order working-set selection (WSS 2 of Fan, Chen & Lin) over act[:m].
 
     Returns (i, j, Gmax + Gmax2); j = −1 when no pair improves. With several threads
-    (state[3]) and m ≥ PARALLEL_PASS_MIN, each pass runs in pieces of PASS_PIECE positions,
-    whose results are combined in their order by the pass's own rule (≥ for the maximum, ≤ for
-    the least decrease): the same (i, j) as one pass over act[:m], on any number of threads."""
-    if state[3] > 1 and m >= PARALLEL_PASS_MIN:
-        n_p = (m + PASS_PIECE - 1) // PASS_PIECE
-        best = np.empty(n_p)
-        where = np.empty(n_p, dtype=np.int64)
-        _first_parallel(act, m, y, G, alpha, ub, best, where)
-        Gmax, i = -np.inf, -1
-        for c in range(n_p):
-            if where[c] >= 0 and best[c] >= Gmax:
-                Gmax, i = best[c], where[c]
-    else:
-        Gmax, i = _first(act, 0, m, y, G, alpha, ub)
+    (state[3]) and m ≥ PARALLEL_PASS_MIN, each pass runs in pieces of PASS_PIECE positions
+    (``_first_pass``, ``_second_pass``): the same (i, j) as one pass, on any number of threads."""
+    Gmax, i = _first_pass(act, m, y, G, alpha, ub, state[3])
     if i < 0:
         return i, -1, -np.inf
     Qi = _get_row(i, X, sq, y, code, gamma, coef0, degree, scale, shift,
                   buf, slot_of, row_of, last_used, state)
-    yi = y[i]
-    QDi = QD[i]
-    if state[3] > 1 and m >= PARALLEL_PASS_MIN:
-        n_p = (m + PASS_PIECE - 1) // PASS_PIECE
-        best2 = np.empty(n_p)
-        where = np.empty(n_p, dtype=np.int64)
-        least = np.empty(n_p)
-        _second_parallel(act, m, y, G, alpha, ub, QD, Qi, yi, QDi, Gmax, best2, where, least)
-        Gmax2, j, obj_diff_min = -np.inf, -1, np.inf
-        for c in range(n_p):
-            Gmax2 = max(Gmax2, best2[c])
-            if where[c] >= 0 and least[c] <= obj_diff_min:
-                j, obj_diff_min = where[c], least[c]
-    else:
-        Gmax2, j, obj_diff_min = _second(act, 0, m, y, G, alpha, ub, QD, Qi, yi, QDi, Gmax)
+    Gmax2, j, _ = _second_pass(act, m, y, G, alpha, ub, QD, Qi, y[i], QD[i], Gmax, state[3])
     return i, j, Gmax + Gmax2
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def _update_parallel(act, m, G, Qi, Qj, dai, daj):
-    """G_t += Q_it Δα_i + Q_jt Δα_j over act[:m], in pieces on several threads (each entry is
-    its own sum: the same bits as one pass)."""
+    """``_update`` in pieces on several threads."""
     for c in prange((m + PASS_PIECE - 1) // PASS_PIECE):
         for k in range(c * PASS_PIECE, min(m, (c + 1) * PASS_PIECE)):
             t = act[k]
@@ -423,12 +449,7 @@ def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shi
                     alpha[j] = total
         dai = alpha[i] - old_i
         daj = alpha[j] - old_j
-        if threads > 1 and m >= PARALLEL_PASS_MIN:
-            _update_parallel(act, m, G, Qi, Qj, dai, daj)
-        else:
-            for k in range(m):
-                t = act[k]
-                G[t] += Qi[t] * dai + Qj[t] * daj
+        _update(act, m, G, Qi, Qj, dai, daj, threads)
         # keep Ḡ (the bounded variables' part of G) for gradient reconstruction
         ui_old = old_i >= Ci
         if ui_old != (alpha[i] >= Ci):

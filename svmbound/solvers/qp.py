@@ -104,9 +104,10 @@ def cache_share_scope(fraction: float):
 
 
 def solve_threads() -> int:
-    """How many threads a solve started in this thread may use for its kernel rows (``_smo``'s
-    rows in pieces: dense data, large n): 1, or what :func:`solve_threads_scope` set (the estimators: their
-    ``n_jobs``; ``svmbound._parallel.parallel_map`` gives each of k workers 1/k of its caller's)."""
+    """How many threads a solve started in this thread may use (``_smo``: its kernel rows in
+    pieces and its passes over a large active set): 1, or what :func:`solve_threads_scope` set
+    (the estimators: their ``n_jobs``; ``svmbound._parallel.parallel_map`` gives each of k
+    workers 1/k of its caller's)."""
     return getattr(_share, "threads", 1)
 
 

@@ -52,7 +52,8 @@ def tuning_rows(y, subsample: int | None, random_state=None,
 
     S: m = ``subsample`` rows (n // 2 when n ≤ 2·subsample) drawn at random within each class in
     proportion (stratified, every class present); V: up to ``validation_factor``·m of the other
-    rows, drawn the same way. Both sorted; ``random_state`` fixes the draw (None: 0, as the CV folds)."""
+    rows, drawn the same way. Both sorted; ``random_state`` fixes the draw (None: 0, as the CV
+    folds)."""
     y = np.asarray(y)
     n = y.size
     if subsample is None:
