@@ -79,7 +79,7 @@ class BoundSVR(RegressorMixin, BoundSVMBase):
     _FITTED = ("dual_coef_", "intercept_", "support_", "support_vectors_", "n_support_",
                "solution_", "kernel_", "epsilon_", "best_params_", "best_theta_",
                "best_value_", "c_projected_", "n_trainings_", "n_iter_", "fit_time_",
-               "criterion_name_", "shape_fit_", "cv_results_", "best_score_")
+               "criterion_name_", "shape_fit_", "cv_results_", "best_score_", "feature_scales_")
 
     def __init__(self, loss="l2", criterion="auto", kernel="rbf", search="bfgs", start=None,
                  bounds=None, grid=None, degree=3, coef0=1.0, groups=None, tol=1e-6,

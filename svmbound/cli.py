@@ -57,6 +57,10 @@ def _add_tune_options(p):
     p.add_argument("--kernel", default="rbf",
                    help="kernel: " + ", ".join(ESTIMATOR_KERNELS) + " (ard: one sigma^2 per "
                    "feature, ard-poly: scaled polynomial; use --search lbfgsb for many features)")
+    p.add_argument("--isotropic", action="store_true",
+                   help="--criterion auto with --kernel rbf: one sigma^2 for every feature, "
+                        "as grid search (no per-feature search; the model exports as a plain "
+                        "SVC / LIBSVM model without a range file)")
     p.add_argument("--start", nargs="+", type=float, metavar="X",
                    help="start point, e.g. LNC LNSIGMA2 (default: ln C = 0 and, for --criterion auto, the ln sigma^2 of scikit-learn's gamma='scale'; 0 0 otherwise)")
     p.add_argument("--degree", nargs="+", type=int, default=[3], metavar="D",
@@ -335,10 +339,11 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None, scaling=None,
         paths = candidates = None
         title = f"{est.criterion_name_} ({args.loss.upper()}-SVM)"
         if "candidates" in res:    # the default strategy: every bound search, the candidates
+            # (on the map of one σ² for every feature: not the per-feature search's)
             paths = {f"{name} search": [p["x"][:2] for p in stage.path if p["accepted"]]
-                     for name, stage in res.stages.items()}
+                     for name, stage in res.stages.items() if len(stage.x) == 2}
             candidates = [(c["x"][:2], f"{c['cv_errors']:.4g} CV errors") for c in
-                          res.candidates]
+                          res.candidates if len(c["x"]) == 2]
             accepted = None
             title = f"{crit.name} contours; auto ({args.loss.upper()}-SVM)"
         else:
@@ -348,7 +353,8 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None, scaling=None,
         try:
             write_atomic(args.plot, "--plot", lambda tmp: plots.plot_contours(
                 grid, tmp, path=accepted, paths=paths, candidates=candidates,
-                final=est.best_theta_[:2], title=title))
+                final=est.best_theta_[:2] if est.best_theta_.size == 2 else None,
+                title=title))
             report["plot"] = args.plot
         except OSError as exc:
             failed.append(exc)

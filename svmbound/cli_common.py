@@ -17,6 +17,7 @@ from .estimators import BoundSVC
 from .kernels import ARD_KERNELS
 from .libsvm_model import libsvm_range_text, range_path_of, write_libsvm_model
 from .progress import stderr_is_terminal
+from .strategy import ISOTROPIC_CONFIG
 
 
 class _DefaultSubsample:
@@ -214,7 +215,9 @@ def estimator_params(args, degree, err, task: str = "classification") -> dict:
                 max_epochs=args.max_epochs, cache_size=args.cache_size,
                 random_state=args.random_state, n_jobs=getattr(args, "n_jobs", 1),
                 **run_control_kwargs(args, err),
-                tune_subsample=_tune_subsample(args, task))
+                tune_subsample=_tune_subsample(args, task),
+                **({"strategy_config": ISOTROPIC_CONFIG}
+                   if getattr(args, "isotropic", False) and task == "classification" else {}))
 
 
 def fit_reporting_interruption(est, X, y, args, out, t0) -> None:

@@ -22,11 +22,11 @@ from ._blas import limit_blas
 from ._parallel import n_workers
 from ._validation import check_X
 from .fit_flow import grid_axes
-from .kernels import ESTIMATOR_KERNELS
+from .kernels import ESTIMATOR_KERNELS, RBFKernel
 from .progress import Progress
 from .solvers.qp import TOL_MAX, TOL_MIN, solve_threads_scope
 from .search.log import RunControl, SearchLog, data_fingerprint
-from .strategy import DEFAULT_CONFIG, StrategyConfig, evaluation_budget
+from .strategy import DEFAULT_CONFIG, StrategyConfig, ard_reason, evaluation_budget
 
 __all__ = ["BoundSVMBase", "SEARCHES", "GRADIENT_SEARCHES", "COMMON_CONSTRAINTS"]
 
@@ -146,11 +146,13 @@ class BoundSVMBase(BaseEstimator):
         _check_n_features(self, X, reset=reset)
         return X
 
-    def _progress_total(self, crit, lower, upper):
+    def _progress_total(self, crit, lower, upper, X=None):
         """Evaluations the search will make, where known (grid, annealing; the default
-        strategy: its searches' budgets and its candidates), else None."""
+        strategy on ``X``: its searches' budgets and its candidates), else None."""
         if crit is None:
-            return evaluation_budget(self._config(), self.loss)
+            per_feature = (X is not None and self.kernel == "rbf" and
+                           ard_reason(X, RBFKernel(1.0), self.loss, self._config()) is None)
+            return evaluation_budget(self._config(), self.loss, per_feature)
         if self.search == "grid":
             try:
                 return int(np.prod([a.size for a in grid_axes(self, crit.param_names, lower,
@@ -211,7 +213,7 @@ class BoundSVMBase(BaseEstimator):
                    and not (k == "strategy_config" and v is None)}   # logs before it
             log = SearchLog(self.log_file, data_fingerprint(X, y_pm, weights), run,
                             resume=bool(self.resume))
-        total = self._progress_total(crit, lower, upper)
+        total = self._progress_total(crit, lower, upper, X)
         bar = Progress(bool(self.progress), total=None if total is None else total + 1,
                        desc=f"svmbound {self.search}", echo=self.verbose >= 3)
         return RunControl(log, on_evaluation=bar.on_evaluation), bar

@@ -331,7 +331,8 @@ class BoundSVC(ClassifierMixin, BoundSVMBase):
     _FITTED = ("dual_coef_", "intercept_", "support_", "support_vectors_", "n_support_",
                "alpha_", "solution_", "kernel_", "pair_models_", "pair_estimators_",
                "best_params_", "best_theta_", "best_value_", "c_projected_", "n_trainings_",
-               "n_iter_", "fit_time_", "probA_", "probB_", "criterion_name_", "shape_fit_")
+               "n_iter_", "fit_time_", "probA_", "probB_", "criterion_name_", "shape_fit_",
+               "feature_scales_")
 
     # -- prediction ----------------------------------------------------------------------
     def decision_function(self, X):

@@ -50,6 +50,7 @@ from .search.space import SearchSpace, criterion_objective
 from .solvers import solve_svm_dual, warm_start_alpha
 from .strategy import (auto_box_and_start, check_validation_classes, next_usable_candidate,
                        single_sample_classes, tune_auto, validation_problems)
+from .strategy.ard import candidate_kernel
 from .strategy.candidates import n_folds_for
 from .training_data import TrainingData
 
@@ -361,7 +362,8 @@ def fit_bound_svm(est, data: TrainingData, machine, t0: float):
     try:
         bar.stage("final training")
         if notify is not None:
-            params = machine.params_at(theta, kernel0=kernel0)
+            params = machine.params_at(theta, kernel0=candidate_kernel(
+                theta, kernel0, X.shape[1], len(machine.param_names(kernel0))))
             shown = ", ".join(f"{k}={v:.4g}" for k, v in params.items()
                               if isinstance(v, (int, float)))
             notify(f"final training at {shown} on {data.X.shape[0]} rows")
@@ -375,7 +377,9 @@ def fit_bound_svm(est, data: TrainingData, machine, t0: float):
         # the search had ended: keep it, with the point it chose, and say which phase was cut
         chosen = result.get("x")
         if chosen is not None:
-            result.params = machine.params_at(np.asarray(chosen, dtype=float), kernel0=kernel0)
+            chosen = np.asarray(chosen, dtype=float)
+            result.params = machine.params_at(chosen, kernel0=candidate_kernel(
+                chosen, kernel0, X.shape[1], len(machine.param_names(kernel0))))
         result.pop("held_out", None)
         result.pop("final_warm_start", None)
         result.interrupted, result.phase = True, "final training"
@@ -391,11 +395,13 @@ def _after_search(est, data, machine, result, theta, n_search, kernel0, auto, de
                   prev, rate, warm, callback, t0):
     """Steps 3–4 of :func:`fit_bound_svm` and the fitted attributes."""
     X = data.X
-    tr = machine.train(theta, kernel0, prev, rate, warm_from=warm)
+    n_params = len(machine.param_names(kernel0))
+    kernel_of = lambda t: candidate_kernel(t, kernel0, X.shape[1], n_params)   # noqa: E731
+    tr = machine.train(theta, kernel_of(theta), prev, rate, warm_from=warm)
     if tr.severe and auto:
         # the next candidates by validation error, until one gives a usable model
         def train(t):
-            out = machine.train(t, kernel0)
+            out = machine.train(t, kernel_of(t))
             return out.theta, out, out.problems + out.pair_problems
 
         taken, tried = next_usable_candidate(result, tr.problems, train)
@@ -421,7 +427,7 @@ def _after_search(est, data, machine, result, theta, n_search, kernel0, auto, de
         result, theta, n_auto, _ = run_auto_fallback(est, X, machine.y, kernel0, callback,
                                                      data.weights, machine.factory,
                                                      X_full=data.X_full)
-        tr = machine.train(theta, kernel0)
+        tr = machine.train(theta, kernel_of(theta))
         n_search += n_auto
         problems = tr.problems
         result.problems = problems
@@ -431,18 +437,19 @@ def _after_search(est, data, machine, result, theta, n_search, kernel0, auto, de
         result.pair_problems = tr.pair_problems
     held_out = result.pop("held_out", None)
     if result.get("candidates"):
-        est.cv_results_, est.best_score_ = validation_results(result, kernel0, machine)
+        est.cv_results_, est.best_score_ = validation_results(result, kernel_of, machine)
     else:
         for stale in ("cv_results_", "best_score_"):
             est.__dict__.pop(stale, None)
     if getattr(est, "probability", False):
-        n_search += fit_probabilities(est, machine, result, tr, kernel0, held_out)
+        n_search += fit_probabilities(est, machine, result, tr, kernel_of(tr.theta), held_out)
     else:
         for stale in ("probA_", "probB_"):
             est.__dict__.pop(stale, None)
     if problems:
         warnings.warn("svmbound: " + "; ".join(problems), ModelWarning, stacklevel=4)
-    kernel = machine.install(tr, kernel0)
+    kernel = machine.install(tr, kernel_of(tr.theta))
+    est.feature_scales_ = getattr(kernel, "feature_scales", None)
     est.c_projected_ = tr.c_projected
     est.search_ = result
     est.n_iter_ = int(result.nfev)
@@ -454,16 +461,19 @@ def _after_search(est, data, machine, result, theta, n_search, kernel0, auto, de
     return est
 
 
-def validation_results(result, kernel0, machine) -> tuple[dict, float]:
+def validation_results(result, kernel_of, machine) -> tuple[dict, float]:
     """(``cv_results_``, ``best_score_``) of the candidates the default strategy's validation
     scored, with GridSearchCV's keys: ``params``, ``param_<name>`` (masked object arrays),
     ``split{k}_test_score`` (``machine.score_of`` the error rate on fold k: the accuracy,
     weighted with weights, or a regressor's negated mean squared error), ``mean_test_score``
     and ``std_test_score`` over the folds, ``rank_test_score`` (by mean score, ties sharing the
-    best rank), and ``source`` (which search's minimum, or its step in C). The bound searches'
+    best rank), and ``source`` (which search's minimum, or its step in C). ``kernel_of(θ)``:
+    a candidate's kernel (``strategy.ard.candidate_kernel``). The bound searches'
     paths are in ``search_.stages``. ``best_score_``: the chosen candidate's mean score."""
     cands = result.candidates
-    params = [machine.params_at(np.asarray(c["x"], dtype=float), kernel0=kernel0) for c in cands]
+    params = [machine.params_at(np.asarray(c["x"], dtype=float),
+                                kernel0=kernel_of(np.asarray(c["x"], dtype=float)))
+              for c in cands]
     n_folds = max(len(c.get("fold_rates") or []) for c in cands)
     score = machine.score_of
     scores = np.array([[score(r) for r in c["fold_rates"]] if c.get("fold_rates")

@@ -190,7 +190,13 @@ def fit_per_pair(est, X, y_idx, weights=None):
         warnings.warn("svmbound: " + "; ".join(problems), ModelWarning, stacklevel=4)
     stages = {_pair_name(labels, i, j): sub.search_ for (i, j, _, _), sub in zip(subsets, subs)}
     path = [dict(e, stage=name) for name, r in stages.items() for e in r.get("path", [])]
-    est.best_theta_ = np.array([m.theta for m in models])
+    thetas = [m.theta for m in models]
+    if len({t.size for t in thetas}) == 1:
+        est.best_theta_ = np.array(thetas)
+    else:       # some pairs per-feature (strategy.ard): one θ array per pair
+        est.best_theta_ = np.empty(len(thetas), dtype=object)
+        est.best_theta_[:] = thetas
+    est.feature_scales_ = None    # each pair's: pair_estimators_[k].feature_scales_
     est.best_value_ = np.array([float(sub.best_value_) for sub in subs])
     est.best_params_ = {(labels[i], labels[j]): dict(sub.best_params_)
                         for (i, j, _, _), sub in zip(subsets, subs)}

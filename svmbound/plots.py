@@ -1,5 +1,6 @@
 """Contour maps of a criterion over (ln C, ln σ²) with the search path drawn on them, and the
-test-error map beside it (as Chung Fig. 2–3, Chapelle Fig. 1)."""
+test-error map beside it (as Chung Fig. 2–3, Chapelle Fig. 1); the per-feature scaling
+factors of an ARD model (Chapelle Fig. 7)."""
 
 from __future__ import annotations
 
@@ -54,6 +55,38 @@ def plot_contours(grid, file, *, path=None, paths=None, candidates=None, final=N
         ax.set_ylabel("ln σ²")
         ax.set_title(label)
         ax.legend(loc="best", fontsize=7)
+    fig.tight_layout()
+    fig.savefig(file, dpi=110)
+    plt.close(fig)
+    return file
+
+
+def plot_feature_scales(scales, file, *, names=None, relevant=None,
+                        title="scaling factors 1/σ_k"):
+    """Write a PNG of the per-feature scaling factors θ_k = 1/σ_k of an ARD model
+    (``BoundSVC.feature_scales_``), one bar per feature in input order, as Chapelle et al.
+    Fig. 7; ``relevant`` (feature indices) are drawn in another colour, ``names`` label the
+    ticks when there are at most 40 features. Returns the file name."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    s = np.asarray(scales, dtype=float)
+    if s.ndim != 1 or s.size == 0 or not np.all(np.isfinite(s)) or np.any(s <= 0):
+        raise ValueError("scales must be a non-empty 1-D array of positive finite numbers "
+                         "(feature_scales_ of a per-feature model)")
+    colours = np.full(s.size, "tab:blue", dtype=object)
+    if relevant is not None:
+        colours[np.asarray(relevant, dtype=int)] = "tab:red"
+    fig, ax = plt.subplots(figsize=(min(12.0, 4.0 + 0.08 * s.size), 3.6))
+    ax.bar(np.arange(s.size), s, color=list(colours), width=0.8)
+    ax.set_yscale("log")
+    ax.set_xlabel("feature")
+    ax.set_ylabel("1/σ_k")
+    ax.set_title(title)
+    if names is not None and s.size <= 40:
+        ax.set_xticks(np.arange(s.size), [str(n) for n in names], rotation=90, fontsize=7)
     fig.tight_layout()
     fig.savefig(file, dpi=110)
     plt.close(fig)

@@ -29,6 +29,7 @@ from svmbound.solvers import solve_svm_dual
 from svmbound.solvers._rows import RBF
 from svmbound.solvers._smo import smo
 from svmbound.solvers.interrupt import SolverInterrupted, StopFlag, stop_scope
+from svmbound.strategy import ISOTROPIC_CONFIG
 
 from _stopper import interrupt_after, stopped_solve
 
@@ -265,7 +266,8 @@ def test_resume_after_an_interruption_ends_where_the_uninterrupted_run_ends(
     _assert_resumed_trainings(res, ref)
     n_total = len(log.read_text().splitlines()) - 1
     # + the fit's own f(start) (gtol) before each SciPy-style search; criterion='auto' (the
-    # default) runs two of them (span and radius-margin)
+    # default) runs two of them (span and radius-margin; its per-feature search stops on its
+    # budget, gtol 0, and makes none)
     assert n_total == ref.search_.nfev + 2 * (search in ("lbfgsb", "projected-gradient"))
     assert len(calls) == n_total - k                            # no evaluation made twice
 
@@ -279,21 +281,22 @@ def test_resume_in_the_validation_of_the_candidates_trains_only_what_the_log_lac
     from svmbound.criteria.reference import CrossValidationError
 
     X, y = small
-    ref = BoundSVC(loss="l1").fit(X, y)
+    kw = dict(loss="l1", strategy_config=ISOTROPIC_CONFIG)   # the candidates' CV comes last
+    ref = BoundSVC(**kw).fit(X, y)
     n_cand = len(ref.search_.candidates)
     k = ref.search_.nfev - n_cand + 1
     log = tmp_path / "run.jsonl"
     with monkeypatch.context() as m:
         interrupt_after(m, k)
         with pytest.raises(KeyboardInterrupt):
-            BoundSVC(loss="l1", log_file=str(log)).fit(X, y)
+            BoundSVC(log_file=str(log), **kw).fit(X, y)
     asked = []
     with monkeypatch.context() as m:
         real = CrossValidationError.precompute
         m.setattr(CrossValidationError, "precompute",
                   lambda self, thetas, skip=0: asked.append((len(thetas), skip)) or
                   real(self, thetas, skip))
-        res = BoundSVC(loss="l1", log_file=str(log), resume=True).fit(X, y)
+        res = BoundSVC(log_file=str(log), resume=True, **kw).fit(X, y)
     assert asked == [(n_cand, 1)]
     assert "ln C +2" in ref.search_.candidates[1]["source"]
     assert res.search_.candidates == ref.search_.candidates
@@ -525,5 +528,7 @@ def test_default_strategy_progress_total_is_its_budget(small):
     est = BoundSVC(random_state=0)
     assert est._progress_total(None, None, None) == 4 + 5 + 3
     assert BoundSVC(loss="l1")._progress_total(None, None, None) == 4 + 6 + 3
+    # on dense rows the per-feature search too: its 15 evaluations and its candidate
+    assert est._progress_total(None, None, None, X) == 4 + 5 + 3 + 15 + 1
     est.fit(X, y)
-    assert abs(est.n_iter_ - 12) <= 4          # the total is what a fit about makes
+    assert abs(est.n_iter_ - 28) <= 4          # the total is what a fit about makes

@@ -11,7 +11,8 @@ from svmbound import BoundSVC
 from svmbound.criteria import make_criterion
 from svmbound.criteria.reference import check_folds
 from svmbound.kernels import RBFKernel
-from svmbound.strategy import DEFAULT_CONFIG, tuning_rows
+from svmbound.strategy import DEFAULT_CONFIG, ISOTROPIC_CONFIG, tuning_rows
+from svmbound.strategy.ard import candidate_kernel
 
 VALIDATION_FACTOR = DEFAULT_CONFIG.validation_factor
 
@@ -103,8 +104,8 @@ def test_large_data_searches_a_subsample_and_trains_on_every_row(data):
         np.testing.assert_array_equal(stage.x, alone.search_.stages[name].x)
     # each candidate's hold-out errors are those of the SVM trained on S, counted on V
     for cand in est.search_.candidates:
-        sigma2 = np.exp(cand["x"][1])
-        ours = make_criterion("cv-error", X, y_pm, RBFKernel(sigma2), loss="l2", tol=1e-8,
+        kernel = candidate_kernel(cand["x"], RBFKernel(1.0), X.shape[1], 2)  # or per-feature
+        ours = make_criterion("cv-error", X, y_pm, kernel, loss="l2", tol=1e-8,
                               folds=[(S, V)]).evaluate(cand["x"], need_grad=False)
         assert cand["cv_errors"] == ours.value
         assert cand["cv_rate"] == pytest.approx(ours.value / V.size)
@@ -159,7 +160,8 @@ def test_large_data_with_csr_input_and_class_weights(data):
 
     X, y = data
     X = np.where(np.abs(X) < 0.5, 0.0, X)          # a third of the entries zero
-    kw = dict(tune_subsample=100, class_weight="balanced", random_state=0)
+    kw = dict(tune_subsample=100, class_weight="balanced", random_state=0,
+              strategy_config=ISOTROPIC_CONFIG)    # (CSR rows skip the per-feature search)
     dense = BoundSVC(**kw).fit(X, y)
     csr = BoundSVC(**kw).fit(sp.csr_matrix(X), y)
     assert csr.search_.subsample == dense.search_.subsample

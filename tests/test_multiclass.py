@@ -283,7 +283,10 @@ def test_shared_auto_fit_attributes(data):
     assert "voting" not in est.search_.message and "5-fold CV error" in est.search_.message
     assert {"span", "rm-l2"} <= set(est.search_.stages)
     # the stages minimised the sums over the pairs
-    assert all(len(e["x"]) == 2 for e in est.search_.path)
+    # (and the per-feature search's over ln C and one ln σ_k² per feature)
+    assert all(len(e["x"]) == 2 for e in est.search_.path if len(e["x"]) != 1 + X.shape[1])
+    assert all(len(e["x"]) == 1 + X.shape[1] for e in est.search_.path
+               if e["stage"].startswith("per-feature"))
     assert est.score(Xt, yt) > 0.7
     assert est.n_trainings_ > 3
     ovr = est.decision_function(Xt)

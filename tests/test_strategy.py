@@ -42,7 +42,9 @@ def test_default_beats_a_vacuous_radius_margin_minimum(imbalanced):
     assert err_auto < err_rm - 0.02
     # the pick is the candidate with the fewest CV errors, and the model is trained there
     cands = auto.search_.candidates
-    best = min(cands, key=lambda c: (c["cv_errors"], c["x"][0], c["cv_hinge"]))
+    # (a per-feature candidate short of its margin is not one: strategy.ard)
+    best = min((c for c in cands if c.get("margin_met", True)),
+               key=lambda c: (c["cv_errors"], c["x"][0], c["cv_hinge"]))
     assert auto.search_.chosen == best["source"]
     np.testing.assert_allclose(auto.best_theta_, best["x"])
     assert auto.n_trainings_ > auto.search_.n_folds * len(cands)
@@ -103,8 +105,11 @@ def test_default_candidates_are_the_minima_and_their_steps():
     CV picks among them."""
     X, y = make_classification(n_samples=120, n_features=4, random_state=3)
     top = DEFAULT_BOUNDS["log_C"][1]
-    for loss, expected in (("l2", ["span minimum", "rm-l2 minimum", "rm-l2 minimum, ln C +2"]),
-                           ("l1", ["span minimum", "span minimum, ln C +2", "rm-l1 minimum"])):
+    ard = "per-feature span minimum"     # last: the per-feature search's (strategy.ard)
+    for loss, expected in (("l2", ["span minimum", "rm-l2 minimum", "rm-l2 minimum, ln C +2",
+                                   ard]),
+                           ("l1", ["span minimum", "span minimum, ln C +2", "rm-l1 minimum",
+                                   ard])):
         est = BoundSVC(loss=loss).fit(X, y)
         cands = est.search_.candidates
         sources = [c["source"] for c in cands]
@@ -116,7 +121,8 @@ def test_default_candidates_are_the_minima_and_their_steps():
             np.testing.assert_allclose(cands[i]["x"], x)
             if f"{stage} minimum, ln C +2" in sources:
                 np.testing.assert_allclose(cands[i + 1]["x"], [min(x[0] + 2.0, top), x[1]])
-        assert est.search_.fun == min(c["cv_rate"] for c in cands)
+        np.testing.assert_allclose(cands[-1]["x"], est.search_.stages["per-feature span"].x)
+        assert est.search_.fun == min(c["cv_rate"] for c in cands if c.get("margin_met", True))
 
 
 def test_steps_by_loss_pick_the_loss_entry():
@@ -145,9 +151,11 @@ def test_search_budget_stops_each_bound_search(monkeypatch):
     free = BoundSVC().fit(X, y)
     assert max(r.nfev for r in free.search_.stages.values()) > 2
     clf = BoundSVC(strategy_config=_config(stage_max_fev=2)).fit(X, y)
-    for res in clf.search_.stages.values():
+    stages = {k: v for k, v in clf.search_.stages.items() if not k.startswith("per-feature")}
+    assert len(stages) == 2          # the per-feature search has its own (ard_max_fev)
+    for res in stages.values():
         assert res.nfev <= 2
-    assert "evaluation budget reached" in [r.message for r in clf.search_.stages.values()]
+    assert "evaluation budget reached" in [r.message for r in stages.values()]
 
 
 def test_each_bound_search_has_its_own_budget(monkeypatch):
@@ -520,7 +528,11 @@ def test_cv_results_record_what_the_validation_scored(weighted):
         np.testing.assert_allclose(((1.0 - row) * size).sum(), c["cv_errors"], rtol=1e-12)
     for p, c in zip(r["params"], cands):
         assert p["C"] == pytest.approx(np.exp(c["x"][0]))
-        assert p["gamma"] == pytest.approx(0.5 / np.exp(c["x"][1]))
+        if len(c["x"]) == 2:
+            assert p["gamma"] == pytest.approx(0.5 / np.exp(c["x"][1]))
+        else:                               # the per-feature candidate: one σ_k² per feature
+            np.testing.assert_allclose(p["sigma2"], np.exp(c["x"][1:]))
+            np.testing.assert_allclose(p["gamma"], 0.5 / p["sigma2"])
     best = r["source"].index(est.search_.chosen)
     assert est.best_score_ == r["mean_test_score"][best]
     assert r["rank_test_score"][np.argmax(r["mean_test_score"])] == 1

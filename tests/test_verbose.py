@@ -28,7 +28,8 @@ def test_verbose_levels(data, capsys, verbose):
     steps = _lines(err, "search: ")
     iters = _lines(err, "] iter: ")
     evals = _lines(err, "] eval ")
-    assert (len(steps) == 2) == (verbose >= 1)        # the span and rm-l2 searches' ends
+    # the span and rm-l2 searches' ends, and the per-feature search's where it ran
+    assert (len(steps) == 2 + est.search_.ard["ran"]) == (verbose >= 1)
     assert bool(_lines(err, "final training at C=")) == (verbose >= 1)
     assert bool(_lines(err, est.search_.message)) == (verbose >= 1)
     assert bool(iters) == (verbose >= 2)
@@ -40,7 +41,7 @@ def test_progress_bar_counts_the_final_training(data, capsys):
     X, y = data
     est = BoundSVC(progress=True, random_state=0).fit(X, y)
     err = capsys.readouterr().err
-    total = evaluation_budget(est._config(), est.loss) + 1
+    total = evaluation_budget(est._config(), est.loss, est.search_.ard["ran"]) + 1
     assert f"/{total} " in err and "final training" in err
     X, y = make_friedman1(80, random_state=0)
     reg = BoundSVR(progress=True, random_state=0).fit(X, y)

@@ -222,6 +222,11 @@ class _ScaledKernel(Kernel):
         U, V = X * self._inv_sigma, Z * self._inv_sigma
         return self._sum_groups(self._contract_u(U, V, None, None, W))
 
+    @property
+    def feature_scales(self) -> np.ndarray:
+        """Chapelle's scaling factor of each feature, 1/σ_k (a group's for its members)."""
+        return self._inv_sigma.copy()
+
     def get_params(self):
         return {"sigma2": self.sigma2.copy(),
                 "groups": None if self.groups is None else self.groups.copy()}

@@ -71,8 +71,9 @@ def minimize(fun, x0, bounds, *, jac=None, method: str = "bfgs", options: dict |
                                        backtrack=opts["backtrack"], max_step=opts["max_step"],
                                        callback=callback)
     # the relative gtol made absolute (the search evaluates the start again; a criterion
-    # answers it from this evaluation)
-    gtol_abs = opts["gtol"] * max(abs(fun(x0)), np.finfo(float).tiny)
+    # answers it from this evaluation); gtol 0 needs no f(x0)
+    gtol_abs = (opts["gtol"] * max(abs(fun(x0)), np.finfo(float).tiny) if opts["gtol"] > 0
+                else 0.0)
     if method == "lbfgsb":
         return minimize_lbfgsb(fun, jac, x0, lower, upper, max_iter=max_iter, gtol=gtol_abs,
                                max_fun=opts["max_fev"], callback=callback)

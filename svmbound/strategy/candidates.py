@@ -92,9 +92,12 @@ def next_usable_candidate(result, problems, train):
     candidates of ``result`` in the order of the pick (``cv_key``) are trained with
     ``train(θ) -> (θ used, outcome, problems)`` until one's problems are not severe; that one
     becomes ``result``'s choice (``chosen``, ``x``, ``fun``, and the message says why).
+    A per-feature candidate that did not meet its margin (``strategy.ard``) is not one.
     Returns (its outcome or None, the number of candidates trained)."""
-    order = sorted(range(len(result.candidates)), key=lambda i: cv_key(result.candidates[i]))
-    for tried, i in enumerate(order[1:], start=1):
+    order = sorted((i for i, c in enumerate(result.candidates)
+                    if c.get("margin_met", True) and c["source"] != result.chosen),
+                   key=lambda i: cv_key(result.candidates[i]))
+    for tried, i in enumerate(order, start=1):
         cand = result.candidates[i]
         theta, outcome, cand_problems = train(np.asarray(cand["x"], dtype=float))
         if not is_severe(cand_problems):
@@ -103,7 +106,7 @@ def next_usable_candidate(result, problems, train):
             result.chosen = cand["source"]
             result.x, result.fun = theta, cand["cv_rate"]
             return outcome, tried
-    return None, len(order) - 1
+    return None, len(order)
 
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["StrategyConfig", "DEFAULT_CONFIG", "SVR_CONFIG"]
+__all__ = ["StrategyConfig", "DEFAULT_CONFIG", "ISOTROPIC_CONFIG", "SVR_CONFIG"]
 
 
 @dataclass(frozen=True)
@@ -59,10 +59,21 @@ class StrategyConfig:
     #: by loss: percentiles q of a bound search's coefficients |β_i|/w_i at its minimum, each
     #: a candidate with C at that percentile (``tune._coef_candidates``)
     coef_quantiles: dict = field(default_factory=dict)
+    #: evaluations of the per-feature (ARD) search after the isotropic ones; 0: none (:mod:`.ard`)
+    ard_max_fev: int = 15
+    #: the bound the per-feature search minimises, from its isotropic minimum
+    ard_bound: str = "span"
+    #: the numbers of features (least, most) for which the per-feature search runs
+    ard_features: tuple = (2, 1000)
+    #: z of the margin by which the per-feature candidate must beat the isotropic ones
+    ard_margin: float = 2.0
 
 
 #: The settings ``BoundSVC`` uses when given none.
 DEFAULT_CONFIG = StrategyConfig()
+
+#: The default without its per-feature stage: one σ² for every feature, as grid search.
+ISOTROPIC_CONFIG = StrategyConfig(ard_max_fev=0)
 
 #: The settings ``BoundSVR`` uses when given none: one search, on the L2-SVR's span estimate
 #: of the leave-one-out mean squared error (``criteria.svr``), over (ln C, ln σ², ln ε); its
@@ -71,4 +82,4 @@ SVR_CONFIG = StrategyConfig(bounds_by_loss={"l2": ("svr-span",), "l1": ("svr-spa
                             stage_max_fev={"svr-span": 8},
                             neighbour_steps={"l2": {"svr-span": ((2.0, 0.0),)}, "l1": {}},
                             coef_quantiles={"l1": (50.0, 90.0, 100.0)},
-                            validation_criterion="svr-cv")
+                            validation_criterion="svr-cv", ard_max_fev=0)

@@ -25,6 +25,7 @@ from ..solvers.svm import DualSolution
 from .candidates import (candidate_points, cv_key, distinct_points, loss_steps, n_folds_for,
                          trivial_errors)
 from .config import DEFAULT_CONFIG, StrategyConfig
+from .ard import ARD_SOURCE, ard_accepted, ard_reason, ard_start
 from .rows import span_memory_rows, take_rows, tuning_rows
 
 __all__ = ["tune_auto", "evaluation_budget"]
@@ -84,24 +85,25 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
                                                       random_state, n_folds, config, strata)
     shared = SharedColdSolves()   # the two searches start at the same θ₀
 
-    def search(name):
+    def search(name, kern=kernel, start=x0, box=(lower, upper), how=method, fev=None,
+               tag=None, stop_gtol=gtol):
         crit_loss = loss if loss in criterion_class(name).losses() else None
-        crit = make(name, Xs, ys, kernel, loss=crit_loss, random_state=random_state,
+        crit = make(name, Xs, ys, kern, loss=crit_loss, random_state=random_state,
                     tol=search_tol, weights=ws, **kw)
-        if config.share_cold_solves and hasattr(crit, "share_cold_solves"):
+        if config.share_cold_solves and hasattr(crit, "share_cold_solves") and kern is kernel:
             crit.share_cold_solves(shared)     # the same rows (Xs, ys, ws) for every search
         if wrap is not None:
-            crit = wrap(crit, name)
-        res = minimize(crit.fun, x0, (lower, upper), jac=crit.grad, method=method,
-                       options={"gtol": gtol, "max_iter": max_iter,
-                                "max_fev": _budget(max_fev, name),
+            crit = wrap(crit, tag or name)
+        res = minimize(crit.fun, start, box, jac=crit.grad, method=how,
+                       options={"gtol": stop_gtol, "max_iter": max_iter,
+                                "max_fev": _budget(max_fev, name) if fev is None else fev,
                                 "backtrack": config.stage_backtrack,
                                 "max_step": config.stage_max_step}, callback=callback)
         res.criterion = crit.name
         if notify is not None:
-            notify(f"{crit.name} search: {res.nfev} evaluations, minimum {res.fun:.6g} at "
-                   f"theta = {np.round(res.x, 4).tolist()}")
-        return (crit.name, res, crit.n_trainings, _solution_at(crit, res.x, loss, split),
+            notify(f"{tag or crit.name} search: {res.nfev} evaluations, minimum {res.fun:.6g} "
+                   f"at theta = {np.round(res.x, 4).tolist()}")
+        return (tag or crit.name, res, crit.n_trainings, _solution_at(crit, res.x, loss, split),
                 _coef_candidates(crit, res.x, config.coef_quantiles.get(loss, ()), lower,
                                  upper))
 
@@ -109,10 +111,13 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         return candidate_points(x0, [(name, np.asarray(x, float))], lower, upper, steps,
                                 start_steps, loss=loss, config=config) + list(extra)
 
-    cv = make(config.validation_criterion, Xv, yv, kernel, loss=loss,
-              random_state=0 if random_state is None else random_state,
-              tol=_cv_tol(tol, config) if cv_tol is None else cv_tol,
-              n_jobs=n_jobs, weights=wv, **val_kw, **kw)
+    def validation(kern):
+        return make(config.validation_criterion, Xv, yv, kern, loss=loss,
+                    random_state=0 if random_state is None else random_state,
+                    tol=_cv_tol(tol, config) if cv_tol is None else cv_tol,
+                    n_jobs=n_jobs, weights=wv, **val_kw, **kw)
+
+    cv = validation(kernel)
     done = _run_searches(search, names, cv, own_candidates, n_jobs, sequential_searches,
                          config)
     minima = [(name, np.asarray(res.x, float)) for name, res, _, _, _ in done]
@@ -132,8 +137,39 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
                              include_start=include_start, loss=loss, config=config), extra),
         weights, path, t0)
     n_trainings += cv.n_trainings
+    checked = {r["source"]: cv for r in records}
+    reason = ard_reason(Xs, kernel, loss, config)
+    bound = config.ard_bound
+    if reason is None and bound not in stages:
+        reason = f"no isotropic {bound} minimum to start from"
+    ard = {"ran": reason is None, "reason": reason}
+    if reason is None:      # step 4a (:mod:`.ard`): one σ_k² per feature from that minimum
+        ard_kernel, a0, a_lo, a_hi = ard_start(stages[bound].x, lower, upper, Xs.shape[1])
+        tag = f"{ARD_SOURCE} {bound}"
+        _, res, n, sol, _ = search(bound, ard_kernel, a0, (a_lo, a_hi), "lbfgsb",
+                                   config.ard_max_fev, tag, stop_gtol=0.0)
+        stages[tag] = res
+        path += [dict(e, stage=tag) for e in res.path]
+        if sol is not None:
+            solutions[f"{tag} minimum"] = sol
+        cv_ard = validation(ard_kernel)
+        if held_out and hasattr(cv_ard, "held_out_values"):
+            cv_ard.keep_held_out = True
+        if wrap is not None:
+            cv_ard = wrap(cv_ard, f"{ARD_SOURCE} {config.validation_criterion}")
+        rec = _validate(cv_ard, [(f"{tag} minimum", np.asarray(res.x, float))], weights, path,
+                        t0)[0]
+        best = records[min(range(len(records)), key=lambda i: cv_key(records[i]))]
+        rec["margin_met"] = bool(ard_accepted(rec, best, yv.size if split is None
+                                              else split[1].size, config.ard_margin))
+        records.append(rec)
+        checked[rec["source"]] = cv_ard
+        n_trainings += n + cv_ard.n_trainings
+        ard.update(bound=bound, nfev=int(res.nfev), cv_rate=rec["cv_rate"],
+                   margin_met=rec["margin_met"], margin=config.ard_margin)
     result = _choice(records, cv, stages, path, split, np.asarray(y_pm).size, wv is not None,
                      start_added, trivial)
+    result.ard = ard
     if notify is not None:
         for r in records:
             notify(f"{cv.name} of the {r['source']} (theta = {np.round(r['x'], 4).tolist()}): "
@@ -145,8 +181,9 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     if warm is not None:
         result.final_warm_start = warm
     if held_out:
-        values = getattr(cv, "held_out_values", lambda x: None)
-        result.held_out = {r["source"]: values(np.asarray(r["x"])) for r in records}
+        result.held_out = {r["source"]: getattr(checked[r["source"]], "held_out_values",
+                                                lambda x: None)(np.asarray(r["x"]))
+                           for r in records}
     return result, n_trainings
 
 
@@ -187,36 +224,38 @@ def _run_searches(search, names, cv, own_candidates, n_jobs, sequential, config)
     return done
 
 
+def _validate(cv, points, weights, path, t0) -> list:
+    """The validation records of ``points`` ([(source, θ)]) by ``cv``, each evaluation also
+    appended to ``path`` (fold pieces trained already are reused)."""
+    if hasattr(cv, "precompute"):  # every candidate's folds at once (CrossValidationError)
+        logged = cv.logged_ahead() if hasattr(cv, "logged_ahead") else 0
+        cv.precompute([theta for _, theta in points], skip=logged)
+    records = []
+    for src, theta in points:
+        ev = cv.evaluate(theta, need_grad=False)
+        counts = getattr(cv, "counts_errors", True)
+        errors = int(ev.value) if weights is None and counts else float(ev.value)
+        records.append({"source": src, "x": theta.tolist(), "cv_errors": errors,
+                        "cv_rate": ev.info["rate"], "cv_hinge": ev.info["hinge"],
+                        "fold_rates": ev.info.get("fold_rates")})
+        path.append({"x": theta.tolist(), "value": ev.value, "grad": None,
+                     "time_s": time.perf_counter() - t0, "accepted": False,
+                     "stage": cv.name})
+    return records
+
+
 def _validate_candidates(cv, candidates, weights, path, t0) -> tuple[list, bool, float]:
     """(records, whether θ₀ was added, the errors of always predicting the larger class): the
-    validation error of each of ``candidates(False)``
-    (fold pieces trained already are reused); when none beats always predicting the larger
-    class (both searches ran off, e.g. to a σ² so small that the SVM memorises), θ₀ too
+    validation error of each of ``candidates(False)``; when none beats always predicting the
+    larger class (both searches ran off, e.g. to a σ² so small that the SVM memorises), θ₀ too
     (``candidates(True)``: the same list with the start appended)."""
-    records = []
-
-    def validate(points):
-        if hasattr(cv, "precompute"):  # every candidate's folds at once (CrossValidationError)
-            logged = cv.logged_ahead() if hasattr(cv, "logged_ahead") else 0
-            cv.precompute([theta for _, theta in points], skip=logged)
-        for src, theta in points:
-            ev = cv.evaluate(theta, need_grad=False)
-            counts = getattr(cv, "counts_errors", True)
-            errors = int(ev.value) if weights is None and counts else float(ev.value)
-            records.append({"source": src, "x": theta.tolist(), "cv_errors": errors,
-                            "cv_rate": ev.info["rate"], "cv_hinge": ev.info["hinge"],
-                            "fold_rates": ev.info.get("fold_rates")})
-            path.append({"x": theta.tolist(), "value": ev.value, "grad": None,
-                         "time_s": time.perf_counter() - t0, "accepted": False,
-                         "stage": cv.name})
-
     cands = candidates(False)
-    validate(cands)
+    records = _validate(cv, cands, weights, path, t0)
     trivial = trivial_errors(cv)
     if min(r["cv_errors"] for r in records) < trivial * (1.0 - 1e-12):
         return records, False, trivial
     extra = candidates(True)[len(cands):]
-    validate(extra)
+    records += _validate(cv, extra, weights, path, t0)
     return records, bool(extra), trivial
 
 
@@ -224,7 +263,8 @@ def _choice(records, cv, stages, path, split, n_rows, weighted, start_added,
             trivial) -> SearchResult:
     """The SearchResult of the candidate with the fewest validation errors (:func:`cv_key`:
     ties to the smaller C, then the smaller held-out hinge loss), saying how it was picked."""
-    chosen = records[min(range(len(records)), key=lambda i: cv_key(records[i]))]
+    eligible = [i for i, r in enumerate(records) if r.get("margin_met", True)]
+    chosen = records[min(eligible, key=lambda i: cv_key(records[i]))]
     n_held = cv._total()
     out_of = (f"{cv.metric} {chosen['cv_rate']:.6g}" if not getattr(cv, "counts_errors", True)
               else f"weighted {chosen['cv_errors']:.6g} of {n_held:.6g}" if weighted else
@@ -256,10 +296,12 @@ def _cv_tol(tol: float, config: StrategyConfig) -> float:
     return max(float(tol), config.validation_tol if config.cv_tol is None else config.cv_tol)
 
 
-def evaluation_budget(config: StrategyConfig, loss: str) -> int | None:
-    """The evaluations a default tuning makes at most: each bound search's budget
-    (:func:`_budget`) and one per candidate (each minimum and its steps); None when a search
-    has no budget."""
+def evaluation_budget(config: StrategyConfig, loss: str, per_feature: bool = False
+                      ) -> int | None:
+    """The evaluations a default tuning makes, about: each bound search's budget
+    (:func:`_budget`) and one per candidate (each minimum and its steps), and with
+    ``per_feature`` (:func:`.ard.ard_reason` lets that search run) its budget and its
+    candidate; None when a search has no budget."""
     bounds = config.bounds_by_loss[loss]
     budgets = [_budget(config.stage_max_fev, name) for name in bounds]
     if any(b is None for b in budgets):
@@ -267,7 +309,8 @@ def evaluation_budget(config: StrategyConfig, loss: str) -> int | None:
     steps = loss_steps(config.neighbour_steps, loss)
     n_steps = sum(len(steps.get(b, ()) if isinstance(steps, dict) else steps) for b in bounds)
     n_steps += len(config.coef_quantiles.get(loss, ())) * len(bounds)
-    return int(sum(budgets)) + len(bounds) + n_steps
+    ard = config.ard_max_fev + 1 if per_feature else 0
+    return int(sum(budgets)) + len(bounds) + n_steps + ard
 
 
 def _budget(max_fev, name: str) -> int | None:

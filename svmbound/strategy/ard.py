@@ -1,0 +1,87 @@
+"""Step 4a of the default strategy: one scaling factor per feature, when it may pay (issue 33).
+
+Grid search tunes one width for every feature. Chapelle et al. (§7–8) tune one σ_k² per
+feature by the gradient of the same bounds, with the ARD kernel
+
+    K(x, z) = exp(−Σ_k (x_k − z_k)² / (2σ_k²)),   θ = (ln C, ln σ_1², …, ln σ_d²).
+
+After the isotropic searches and their validation, :func:`ard_start` broadcasts the isotropic
+minimum (ln C, ln σ²) of the bound ``config.ard_bound`` (the span bound) to every feature — the ARD
+kernel there is the isotropic one, and the start is that bound's own minimum, so the first
+quasi-Newton step moves the σ_k and not far along ln C — and ``tune_auto`` minimises the same
+bound over the d + 1 parameters with L-BFGS-B (``config.ard_max_fev`` evaluations). Its minimum
+is validated like the other candidates, on the same folds.
+
+The ARD parameters are tuned on every training row, so the CV error of the ARD candidate is
+biased low (its folds' held-out rows helped choose the σ_k); with d of hundreds it can be far
+below the test error. The candidate is therefore taken only when it beats the best isotropic
+candidate by a margin (:func:`ard_accepted`): e_iso − e_ard > z·√(e_iso + e_ard) errors, z =
+``config.ard_margin`` — McNemar's statistic with the discordant count bounded by the sum of
+the errors. ``docs/decisions.md`` has the measurements behind the bound, the budget and z.
+
+:func:`ard_reason` says when the stage does not run (and ``search_.ard`` says why): the
+isotropic RBF kernel only, dense rows only (the ARD kernels need them), d within
+``config.ard_features``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._sparse import issparse
+from ..kernels import RBFKernel, base_kernel
+from .config import StrategyConfig
+
+__all__ = ["ard_reason", "ard_start", "ard_accepted", "candidate_kernel", "ARD_SOURCE"]
+
+#: the ``source`` of the ARD candidate in ``search_.candidates`` (the bound's name follows)
+ARD_SOURCE = "per-feature"
+
+
+def ard_reason(X, kernel, loss: str, config: StrategyConfig) -> str | None:
+    """None when the per-feature search runs on ``X`` with the isotropic ``kernel``, else the
+    reason it does not (kept in ``search_.ard``)."""
+    bound = config.ard_bound
+    lo, hi = config.ard_features
+    d = X.shape[1]
+    if not config.ard_max_fev:
+        return "not in this strategy's configuration (ard_max_fev = 0)"
+    if bound not in config.bounds_by_loss[loss]:
+        return (f"its bound {bound!r} is not one of the isotropic searches "
+                f"{tuple(config.bounds_by_loss[loss])} it starts from")
+    if type(kernel) is not RBFKernel:
+        return f"the kernel is {kernel.name}, not the isotropic RBF"
+    if issparse(X):
+        return "sparse input (the per-feature kernel needs dense rows)"
+    if not lo <= d <= hi:
+        return f"{d} features, outside ard_features = [{lo}, {hi}]"
+    return None
+
+
+def ard_start(minimum, lower, upper, d: int):
+    """(kernel, x0, lower, upper) of the per-feature search: the ARD kernel on d features,
+    the isotropic ``minimum`` (ln C, ln σ²) with ln σ² for every feature, and the isotropic
+    box likewise."""
+    kernel = base_kernel("ard", n_features=d)
+    spread = lambda v: np.r_[v[0], np.full(d, v[1])]   # noqa: E731
+    return (kernel, spread(np.asarray(minimum, float)), spread(np.asarray(lower, float)),
+            spread(np.asarray(upper, float)))
+
+
+def ard_accepted(ard: dict, best: dict, n_rows: int, z: float) -> bool:
+    """Whether the per-feature candidate ``ard`` beats the isotropic ``best`` (validation
+    records) by the margin of the module docstring: with e = rate·n_rows errors on the
+    ``n_rows`` validated rows (weights count by their rate), e_best − e_ard > z·√(e_best +
+    e_ard)."""
+    e_ard, e_best = ard["cv_rate"] * n_rows, best["cv_rate"] * n_rows
+    return bool(e_best - e_ard > z * np.sqrt(max(e_best + e_ard, 0.0)))
+
+
+def candidate_kernel(theta, kernel0, n_features: int, n_params: int):
+    """The kernel of the default strategy's candidate θ: ``kernel0`` when θ has the
+    ``n_params`` entries of the search's parameters with ``kernel0``, else — θ = (ln C, ln σ_1²,
+    …, ln σ_d²) of the per-feature search, 1 + d entries where 2 ≤ d, an isotropic RBF θ has 2
+    — the ARD kernel."""
+    if np.size(theta) == n_params:
+        return kernel0
+    return base_kernel("ard", n_features=n_features)

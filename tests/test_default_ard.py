@@ -1,0 +1,150 @@
+"""The default strategy's per-feature (ARD) stage (issue 33; ``svmbound.strategy.ard``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import make_classification
+from sklearn.preprocessing import StandardScaler
+
+from svmbound import BoundSVC
+from svmbound.kernels import ARDRBFKernel, RBFKernel
+from svmbound.search.result import SearchResult
+from svmbound.strategy import DEFAULT_CONFIG
+from svmbound.strategy.ard import ard_accepted, ard_reason, candidate_kernel
+from svmbound.strategy.candidates import next_usable_candidate
+
+INFORMATIVE = 3
+
+
+def _few_relevant(n_train=240, d=30, n_classes=2, seed=0):
+    """``INFORMATIVE`` informative features first, then noise; standardised on the training
+    rows."""
+    X, y = make_classification(n_train + 1000, d, n_informative=INFORMATIVE, n_redundant=0,
+                               n_repeated=0, n_classes=n_classes, n_clusters_per_class=1,
+                               shuffle=False, random_state=seed)
+    p = np.random.RandomState(seed).permutation(y.size)
+    X, y = X[p], y[p]
+    sc = StandardScaler().fit(X[:n_train])
+    return sc.transform(X[:n_train]), y[:n_train], sc.transform(X[n_train:]), y[n_train:]
+
+
+ISOTROPIC = dataclasses.replace(DEFAULT_CONFIG, ard_max_fev=0)
+
+
+@pytest.fixture(scope="module")
+def few_relevant():
+    Xtr, ytr, Xte, yte = _few_relevant()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ard = BoundSVC(random_state=0).fit(Xtr, ytr)
+        iso = BoundSVC(random_state=0, strategy_config=ISOTROPIC).fit(Xtr, ytr)
+    return Xtr, ytr, Xte, yte, ard, iso
+
+
+def test_few_relevant_features_pick_the_per_feature_candidate(few_relevant):
+    Xtr, ytr, Xte, yte, ard, iso = few_relevant
+    assert ard.search_.chosen.startswith("per-feature")
+    assert ard.search_.ard["ran"] and ard.search_.ard["margin_met"]
+    assert isinstance(ard.kernel_, ARDRBFKernel) and isinstance(iso.kernel_, RBFKernel)
+    # an informative feature gets the largest scaling factor 1/σ_k, and the informative ones
+    # larger factors than the noise on average
+    s = ard.feature_scales_
+    assert s.shape == (Xtr.shape[1],) and np.argmax(s) < INFORMATIVE
+    assert s[:INFORMATIVE].mean() > 2 * s[INFORMATIVE:].mean()
+    assert iso.feature_scales_ is None and not iso.search_.ard["ran"]
+    # and it predicts better than the isotropic default on the test rows
+    err_ard, err_iso = np.mean(ard.predict(Xte) != yte), np.mean(iso.predict(Xte) != yte)
+    assert err_ard < err_iso - 0.02
+    # the isotropic candidates are those of the isotropic default, on the same folds
+    iso_c = {c["source"]: c["cv_errors"] for c in iso.search_.candidates}
+    assert {c["source"]: c["cv_errors"] for c in ard.search_.candidates
+            if c["source"] in iso_c} == iso_c
+    # cv_results_ lists it with its σ_k²
+    i = ard.cv_results_["source"].index(ard.search_.chosen)
+    np.testing.assert_allclose(ard.cv_results_["params"][i]["sigma2"],
+                               1.0 / ard.feature_scales_ ** 2)
+    assert ard.best_params_["C"] == pytest.approx(np.exp(ard.best_theta_[0]))
+
+
+def test_per_feature_model_exports_exactly(few_relevant):
+    Xtr, _, Xte, _, ard, _ = few_relevant
+    svc = ard.to_svc()
+    np.testing.assert_allclose(svc.decision_function(Xte), ard.decision_function(Xte),
+                               rtol=1e-9, atol=1e-9)
+    np.testing.assert_array_equal(svc.predict(Xte), ard.predict(Xte))
+
+
+def test_per_feature_with_probabilities_and_multiclass():
+    Xtr, ytr, Xte, yte = _few_relevant(n_train=240, d=20, n_classes=3, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = BoundSVC(random_state=0, probability=True).fit(Xtr, ytr)
+    assert est.search_.ard["ran"]
+    P = est.predict_proba(Xte)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+    if est.search_.chosen.startswith("per-feature"):
+        assert isinstance(est.kernel_, ARDRBFKernel)
+    assert np.mean(est.predict(Xte) == yte) > 0.6
+
+
+@pytest.mark.parametrize("e_iso, e_ard, z, expected", [
+    (40, 20, 2.0, True),     # 20 > 2·√60 = 15.5
+    (30, 20, 2.0, False),    # 10 < 2·√50 = 14.1
+    (30, 20, 1.0, True),     # 10 > √50 = 7.1
+    (20, 20, 0.0, False),    # equal: never
+])
+def test_margin_of_the_per_feature_candidate(e_iso, e_ard, z, expected):
+    n = 200
+    assert ard_accepted({"cv_rate": e_ard / n}, {"cv_rate": e_iso / n}, n, z) is expected
+
+
+def test_when_the_per_feature_search_does_not_run():
+    X = np.random.RandomState(0).randn(20, 5)
+    assert ard_reason(X, RBFKernel(1.0), "l2", DEFAULT_CONFIG) is None
+    assert "sparse" in ard_reason(sp.csr_matrix(X), RBFKernel(1.0), "l2", DEFAULT_CONFIG)
+    assert "1 features" in ard_reason(X[:, :1], RBFKernel(1.0), "l2", DEFAULT_CONFIG)
+    from svmbound.kernels import make_kernel
+    assert "not the isotropic RBF" in ard_reason(X, make_kernel("linear"), "l2", DEFAULT_CONFIG)
+    assert "configuration" in ard_reason(X, RBFKernel(1.0), "l2", ISOTROPIC)
+    no_span = dataclasses.replace(DEFAULT_CONFIG, bounds_by_loss={"l2": ("rm-l2",),
+                                                                  "l1": ("rm-l1",)})
+    assert "not one of the isotropic searches" in ard_reason(X, RBFKernel(1.0), "l2", no_span)
+
+
+def test_sparse_input_says_why_there_is_no_per_feature_search():
+    Xtr, ytr, _, _ = _few_relevant(n_train=120, d=8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = BoundSVC(random_state=0).fit(sp.csr_matrix(Xtr), ytr)
+    assert not est.search_.ard["ran"] and "sparse" in est.search_.ard["reason"]
+    assert not any(c["source"].startswith("per-feature") for c in est.search_.candidates)
+
+
+def test_candidate_kernel_by_the_length_of_theta():
+    k0 = RBFKernel(1.0)
+    assert candidate_kernel(np.zeros(2), k0, 7, 2) is k0
+    assert candidate_kernel(np.zeros(3), k0, 7, 3) is k0      # an SVR's (ln C, ln σ², ln ε)
+    ard = candidate_kernel(np.zeros(8), k0, 7, 2)
+    assert isinstance(ard, ARDRBFKernel) and ard.n_params == 7
+
+
+def test_fallback_skips_a_per_feature_candidate_short_of_its_margin():
+    cands = [{"source": "span minimum", "x": [0.0, 1.0], "cv_rate": 0.2, "cv_hinge": 1.0},
+             {"source": "per-feature rm-l2 minimum", "x": [0.0, 1.0, 1.0], "cv_rate": 0.1,
+              "cv_hinge": 1.0, "margin_met": False},
+             {"source": "rm-l2 minimum", "x": [1.0, 1.0], "cv_rate": 0.3, "cv_hinge": 1.0}]
+    result = SearchResult(x=np.array([0.0, 1.0]), fun=0.2, candidates=cands,
+                          chosen="span minimum", message="chose")
+    tried = []
+
+    def train(theta):
+        tried.append(theta.size)
+        return theta, "model", []
+
+    outcome, n = next_usable_candidate(result, ["unusable"], train)
+    assert (outcome, n, tried) == ("model", 1, [2]) and result.chosen == "rm-l2 minimum"
