@@ -28,7 +28,8 @@ from ._validation import check_known_labels
 from .cli_common import (_DEFAULT_SUBSAMPLE, _TERMINATION, EXIT_INTERRUPTED, EXIT_TERMINATED,
                          _criteria_of, _criterion_task, _degree_arg, _Termination,
                          add_search_details, check_log_options, estimator_params,
-                         fit_reporting_interruption, print_report, write_model_files)
+                         fit_reporting_interruption, print_report, scaled_model,
+                         write_model_files)
 from .cli_output import check_output_path, write_atomic
 from .cli_report import criteria_table, fallback_report, jsonable_floats, path_report, summary
 from .cli_svr import check_class_labels, check_svr_options, run_tune_svr
@@ -309,7 +310,9 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None, scaling=None,
         "C": float(bp["C"]), "gamma": jsonable_floats(bp.get("gamma")), "sigma2": jsonable_floats(sigma2),
         "log_C": float(est.best_theta_[0]),
         "log_sigma2": None if sigma2 is None else jsonable_floats(np.log(sigma2)),
-        "kernel": args.kernel, "loss": args.loss, "criterion": est.criterion_name_,
+        # the model's kernel: 'ard' where the default chose one width per feature
+        "kernel": "ard" if args.kernel == "rbf" and scaled_model(args, est) else args.kernel,
+        "loss": args.loss, "criterion": est.criterion_name_,
         "value": est.best_value_, "nfev": int(res.nfev), "njev": int(res.njev),
         "nit": int(res.nit), "message": str(res.message),
         "n_trainings": int(est.n_trainings_), "n_sv": int(est.support_.size),

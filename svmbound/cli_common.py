@@ -176,7 +176,7 @@ def write_model_files(args, est, libsvm_model, scaling, base: int, report: dict)
     ``report["model"]`` (and ``"range_file"``); returns the OSErrors of files not written."""
     try:
         text = None             # svm-scale's range file: --scale, then an ARD model's 1/σ_k
-        if args.kernel in ARD_KERNELS:
+        if scaled_model(args, est):
             model = libsvm_model()
             write_atomic(args.model, "--model",
                          lambda p: write_libsvm_model(model, p, range_path=False))
@@ -249,8 +249,14 @@ def add_search_details(report: dict, est, args) -> None:
         report["degree"] = int(bp["degree"])
     if "coef0" in bp:
         report["coef0"] = float(bp["coef0"])
-    if args.kernel in ARD_KERNELS:
+    if scaled_model(args, est):
         report["scaling_factors"] = jsonable_floats(est.kernel_.scaling_factors)
+
+
+def scaled_model(args, est) -> bool:
+    """Whether the fitted model has an ARD kernel: --kernel ard/ard-poly, or the default's
+    per-feature candidate chosen (``feature_scales_``)."""
+    return args.kernel in ARD_KERNELS or getattr(est, "feature_scales_", None) is not None
 
 
 def print_report(report: dict, failed: list, args, out, summary) -> dict:

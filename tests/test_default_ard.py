@@ -148,3 +148,49 @@ def test_fallback_skips_a_per_feature_candidate_short_of_its_margin():
 
     outcome, n = next_usable_candidate(result, ["unusable"], train)
     assert (outcome, n, tried) == ("model", 1, [2]) and result.chosen == "rm-l2 minimum"
+
+
+def test_cli_model_of_a_per_feature_pick_comes_with_its_range_file(few_relevant, tmp_path,
+                                                                   capsys):
+    """tune (the default) picking one width per feature: the JSON says kernel 'ard' with the
+    scaling factors, the model file is on x_k/σ_k and its range file beside it, and LIBSVM's
+    predictions on the test rows scaled by that file give the reported accuracy."""
+    import json
+
+    from libsvm.svmutil import svm_load_model, svm_predict
+    from sklearn.datasets import dump_svmlight_file
+
+    from svmbound.cli import main
+
+    Xtr, ytr, Xte, yte, ard, _ = few_relevant
+    train, test, model = tmp_path / "train.txt", tmp_path / "test.txt", tmp_path / "m.txt"
+    dump_svmlight_file(Xtr, ytr, str(train))
+    dump_svmlight_file(Xte, yte, str(test))
+    assert main(["tune", str(train), "--test", str(test), "--model", str(model), "--json",
+                 "--quiet"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["kernel"] == "ard" and r["chosen"] == ard.search_.chosen
+    np.testing.assert_allclose(r["scaling_factors"], ard.feature_scales_, rtol=1e-6)
+    assert r["range_file"] == str(model) + ".range"
+    lines = (tmp_path / "m.txt.range").read_text().split("\n")
+    sigma = np.array([float(ln.split()[2]) for ln in lines[2:] if ln.strip()])
+    pred, _, _ = svm_predict(list(yte), [list(map(float, row)) for row in Xte / sigma],
+                             svm_load_model(str(model)), "-q")
+    assert np.mean(np.asarray(pred) == yte) == pytest.approx(r["test_accuracy"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.txt", "m.txt.range", "test.txt",
+                                                          "train.txt"]
+    # --isotropic: one σ² for every feature, a plain model file
+    assert main(["tune", str(train), "--isotropic", "--json", "--quiet"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["kernel"] == "rbf" and not any(c["source"].startswith("per-feature")
+                                            for c in r["candidates"])
+
+
+def test_plot_of_the_feature_scales(few_relevant, tmp_path):
+    from svmbound.plots import plot_feature_scales
+
+    ard = few_relevant[4]
+    out = plot_feature_scales(ard.feature_scales_, tmp_path / "s.png", relevant=[0, 1, 2])
+    assert out.stat().st_size > 0
+    with pytest.raises(ValueError, match="positive finite"):
+        plot_feature_scales(np.array([1.0, 0.0]), tmp_path / "t.png")

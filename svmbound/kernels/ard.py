@@ -224,7 +224,8 @@ class _ScaledKernel(Kernel):
 
     @property
     def feature_scales(self) -> np.ndarray:
-        """Chapelle's scaling factor of each feature, 1/σ_k (a group's for its members)."""
+        """Chapelle's scaling factor of each feature, 1/σ_k (a group's for its members; one
+        per parameter: ``scaling_factors``)."""
         return self._inv_sigma.copy()
 
     def get_params(self):
