@@ -78,6 +78,8 @@ OURS = {"l2": {"loss": "l2"}, "l1": {"loss": "l1"},
 WIDE_STEPS = ((-2.0, 0.0), (2.0, 0.0), (4.0, 0.0), (0.0, -1.0), (0.0, 1.0))
 DEFAULT_METHODS = ("grid", "random", "halving", "optuna", "l2", "l1")
 ALONE = ("mushrooms", "ijcnn1-5k")  # with --shard: one shard each
+#: StrategyConfig fields of our methods (``--config FIELD=VALUE``), for A/B runs
+CONFIG = {}
 IDA_SETS = ("banana", "breast-cancer", "german", "heart", "image", "ringnorm", "titanic",
             "waveform")
 
@@ -384,12 +386,12 @@ def run_ours(method, X, y, seed, jobs=None):
     from svmbound import BoundSVC
     from svmbound.strategy import DEFAULT_CONFIG
 
-    config = None
+    config = dataclasses.replace(DEFAULT_CONFIG, **CONFIG) if CONFIG else None
     if method.endswith("-wide"):
         config = dataclasses.replace(DEFAULT_CONFIG, neighbour_steps=WIDE_STEPS,
                                      start_steps=WIDE_STEPS, start_candidate=True)
     if method.endswith("-iso"):
-        config = dataclasses.replace(DEFAULT_CONFIG, ard_max_fev=0)
+        config = dataclasses.replace(DEFAULT_CONFIG, **CONFIG, ard_max_fev=0)
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         est = BoundSVC(random_state=seed, n_jobs=jobs, strategy_config=config,
@@ -564,6 +566,8 @@ def main(argv=None):
     ap.add_argument("--methods", nargs="+", default=list(DEFAULT_METHODS),
                     help="of " + ", ".join(PEERS + tuple(OURS)))
     ap.add_argument("--cases", nargs="+", default=None, help="only these case names")
+    ap.add_argument("--config", nargs="+", default=[], metavar="FIELD=VALUE",
+                    help="StrategyConfig fields of our methods (a Python literal each)")
     ap.add_argument("--repeat-under", type=float, default=0.0, metavar="S",
                     help="repeat each method's fit on a case until its fits took S seconds in "
                          "all (at most 50), and report the median time of one fit (default 0: "
@@ -586,6 +590,11 @@ def main(argv=None):
                     help="machine description for --merge (default: this machine's)")
     ap.add_argument("--note", default="", help="text put before the tables (machine, pinning)")
     args = ap.parse_args(argv)
+    import ast
+
+    for item in args.config:
+        field, _, value = item.partition("=")
+        CONFIG[field] = ast.literal_eval(value)
     for m in args.methods:
         if m not in PEERS and m not in OURS:
             ap.error(f"unknown method {m!r}")

@@ -107,7 +107,9 @@ class BoundSVC(ClassifierMixin, BoundSVMBase):
         (``svmbound.strategy.span_memory_rows``). None: always every row, whatever the
         memory (``docs/decisions.md``).
     strategy_config : ``svmbound.strategy.StrategyConfig`` or None
-        The default strategy's settings (None: ``DEFAULT_CONFIG``); for experiments.
+        The default strategy's settings (None: ``DEFAULT_CONFIG``); ``ISOTROPIC_CONFIG`` leaves
+        out its per-feature stage (one σ² for every feature, as grid search; a plain SVC on
+        export); for experiments, ``dataclasses.replace(DEFAULT_CONFIG, field=value)``.
     probability : bool (default False)
         Also fit Platt's sigmoid of each machine (``probA_``, ``probB_``) for
         :meth:`predict_proba`, as SVC's ``probability=True``, on out-of-fold decision values:
@@ -191,7 +193,9 @@ class BoundSVC(ClassifierMixin, BoundSVMBase):
     n_features_in_, feature_names_in_ (only when fitted on a DataFrame with string column
     names; predicting on a frame whose columns differ or are reordered is a ValueError, as
     for SVC), support_, support_vectors_, dual_coef_ (α_i y_i), intercept_, alpha_,
-    n_support_, kernel_, class_weight_ (the weight of each class in ``classes_``). Three or
+    n_support_, kernel_, class_weight_ (the weight of each class in ``classes_``),
+    feature_scales_ (1/σ_k of each feature when the model's kernel is an ARD kernel — the
+    default's per-feature candidate (``search_.ard``), or kernel='ard' — else None). Three or
     more classes: SVC's layout — ``dual_coef_`` (k − 1, n_SV),
     one ``intercept_`` per pair, ``n_support_`` per class — and ``pair_models_`` (per pair:
     classes, C, kernel, θ, support rows, α·y, b); no ``alpha_`` (see ``svmbound.multiclass``).

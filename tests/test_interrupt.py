@@ -528,7 +528,7 @@ def test_default_strategy_progress_total_is_its_budget(small):
     est = BoundSVC(random_state=0)
     assert est._progress_total(None, None, None) == 4 + 5 + 3
     assert BoundSVC(loss="l1")._progress_total(None, None, None) == 4 + 6 + 3
-    # on dense rows the per-feature search too: its 15 evaluations and its candidate
-    assert est._progress_total(None, None, None, X) == 4 + 5 + 3 + 15 + 1
+    # on dense rows the per-feature search too: its 8 evaluations and its candidate
+    assert est._progress_total(None, None, None, X) == 4 + 5 + 3 + 8 + 1
     est.fit(X, y)
-    assert abs(est.n_iter_ - 28) <= 4          # the total is what a fit about makes
+    assert abs(est.n_iter_ - 21) <= 4          # the total is what a fit about makes

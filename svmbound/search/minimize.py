@@ -10,7 +10,8 @@
 ``options``: ``gtol`` — the stop on the projected gradient, always relative to |f(x0)|
 (‖P∇f‖ ≤ gtol·|f(x0)|: a criterion's scale differs by data set); ``max_iter``; ``max_fev`` —
 a budget of evaluations of f (bfgs, lbfgsb; None: none); ``backtrack`` ('halve' as Chung, or
-'quadratic') and ``max_step`` (bfgs).
+'quadratic') and ``max_step`` (bfgs); ``f0`` — f(x0) when the caller knows it (lbfgsb and
+projected-gradient evaluate f(x0) for the relative gtol otherwise; gtol 0 needs none).
 
 The searches without gradients take the same call:
 
@@ -38,7 +39,7 @@ __all__ = ["minimize", "GRADIENT_METHODS", "METHODS"]
 GRADIENT_METHODS = ("bfgs", "lbfgsb", "projected-gradient")
 METHODS = GRADIENT_METHODS + ("grid", "annealing")
 _DEFAULTS = {"gtol": 1e-4, "max_iter": 100, "max_fev": None, "backtrack": "halve",
-             "max_step": 2.0}
+             "max_step": 2.0, "f0": None}
 _OPTIONS = {"grid": {"axes": None},
             "annealing": {"space": None, "max_epochs": 200, "random_state": None}}
 
@@ -71,9 +72,9 @@ def minimize(fun, x0, bounds, *, jac=None, method: str = "bfgs", options: dict |
                                        backtrack=opts["backtrack"], max_step=opts["max_step"],
                                        callback=callback)
     # the relative gtol made absolute (the search evaluates the start again; a criterion
-    # answers it from this evaluation); gtol 0 needs no f(x0)
-    gtol_abs = (opts["gtol"] * max(abs(fun(x0)), np.finfo(float).tiny) if opts["gtol"] > 0
-                else 0.0)
+    # answers it from this evaluation), from ``f0`` = f(x0) when the caller knows it
+    f0 = opts["f0"] if opts["f0"] is not None or opts["gtol"] == 0 else fun(x0)
+    gtol_abs = opts["gtol"] * max(abs(f0 or 0.0), np.finfo(float).tiny)
     if method == "lbfgsb":
         return minimize_lbfgsb(fun, jac, x0, lower, upper, max_iter=max_iter, gtol=gtol_abs,
                                max_fun=opts["max_fev"], callback=callback)

@@ -6,11 +6,13 @@ feature by the gradient of the same bounds, with the ARD kernel
     K(x, z) = exp(−Σ_k (x_k − z_k)² / (2σ_k²)),   θ = (ln C, ln σ_1², …, ln σ_d²).
 
 After the isotropic searches and their validation, :func:`ard_start` broadcasts the isotropic
-minimum (ln C, ln σ²) of the bound ``config.ard_bound`` (the span bound) to every feature — the ARD
-kernel there is the isotropic one, and the start is that bound's own minimum, so the first
-quasi-Newton step moves the σ_k and not far along ln C — and ``tune_auto`` minimises the same
-bound over the d + 1 parameters with L-BFGS-B (``config.ard_max_fev`` evaluations). Its minimum
-is validated like the other candidates, on the same folds.
+minimum (ln C, ln σ²) of the bound ``config.ard_bound`` (the span bound) to every feature —
+the ARD kernel there is the isotropic one, and the start is that bound's own minimum, so the
+first quasi-Newton step moves the σ_k and not far along ln C — and ``tune_auto`` minimises the
+same bound over the d + 1 parameters with L-BFGS-B: at most about ``config.ard_max_fev``
+evaluations (SciPy's maxfun: it may end the line search it is in), stopped by the isotropic
+searches' relative gtol, so that where no feature wants its own width it stops at its start.
+Its minimum is validated like the other candidates, on the same folds.
 
 The ARD parameters are tuned on every training row, so the CV error of the ARD candidate is
 biased low (its folds' held-out rows helped choose the σ_k); with d of hundreds it can be far

@@ -60,7 +60,7 @@ class StrategyConfig:
     #: a candidate with C at that percentile (``tune._coef_candidates``)
     coef_quantiles: dict = field(default_factory=dict)
     #: evaluations of the per-feature (ARD) search after the isotropic ones; 0: none (:mod:`.ard`)
-    ard_max_fev: int = 15
+    ard_max_fev: int = 8
     #: the bound the per-feature search minimises, from its isotropic minimum
     ard_bound: str = "span"
     #: the numbers of features (least, most) for which the per-feature search runs

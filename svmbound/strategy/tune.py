@@ -86,7 +86,7 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     shared = SharedColdSolves()   # the two searches start at the same θ₀
 
     def search(name, kern=kernel, start=x0, box=(lower, upper), how=method, fev=None,
-               tag=None, stop_gtol=gtol):
+               tag=None, f0=None):
         crit_loss = loss if loss in criterion_class(name).losses() else None
         crit = make(name, Xs, ys, kern, loss=crit_loss, random_state=random_state,
                     tol=search_tol, weights=ws, **kw)
@@ -95,7 +95,7 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         if wrap is not None:
             crit = wrap(crit, tag or name)
         res = minimize(crit.fun, start, box, jac=crit.grad, method=how,
-                       options={"gtol": stop_gtol, "max_iter": max_iter,
+                       options={"gtol": gtol, "max_iter": max_iter, "f0": f0,
                                 "max_fev": _budget(max_fev, name) if fev is None else fev,
                                 "backtrack": config.stage_backtrack,
                                 "max_step": config.stage_max_step}, callback=callback)
@@ -146,8 +146,9 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     if reason is None:      # step 4a (:mod:`.ard`): one σ_k² per feature from that minimum
         ard_kernel, a0, a_lo, a_hi = ard_start(stages[bound].x, lower, upper, Xs.shape[1])
         tag = f"{ARD_SOURCE} {bound}"
+        # its start is the isotropic minimum: the same kernel, the same bound value there
         _, res, n, sol, _ = search(bound, ard_kernel, a0, (a_lo, a_hi), "lbfgsb",
-                                   config.ard_max_fev, tag, stop_gtol=0.0)
+                                   config.ard_max_fev, tag, f0=stages[bound].fun)
         stages[tag] = res
         path += [dict(e, stage=tag) for e in res.path]
         if sol is not None:
