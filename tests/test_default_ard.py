@@ -194,3 +194,21 @@ def test_plot_of_the_feature_scales(few_relevant, tmp_path):
     assert out.stat().st_size > 0
     with pytest.raises(ValueError, match="positive finite"):
         plot_feature_scales(np.array([1.0, 0.0]), tmp_path / "t.png")
+
+
+def test_per_feature_search_rows_are_a_stratified_draw_beyond_ard_rows():
+    from svmbound.strategy.ard import ard_rows
+
+    config = dataclasses.replace(DEFAULT_CONFIG, ard_rows=50)
+    y = np.r_[np.ones(90), -np.ones(30)]
+    assert ard_rows(y[:50], config, 0) is None
+    rows = ard_rows(y, config, 0)
+    assert rows.size == 50 and np.all(np.diff(rows) > 0)
+    assert np.sum(y[rows] < 0) == 12                  # the classes in proportion, 30/120
+    np.testing.assert_array_equal(rows, ard_rows(y, config, 0))     # random_state fixes it
+    # a fit records the rows its per-feature search used
+    Xtr, ytr, _, _ = _few_relevant(n_train=120, d=6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = BoundSVC(random_state=0, strategy_config=config).fit(Xtr, ytr)
+    assert est.search_.ard["rows"] == 50

@@ -65,6 +65,8 @@ class StrategyConfig:
     ard_bound: str = "span"
     #: the numbers of features (least, most) for which the per-feature search runs
     ard_features: tuple = (2, 1000)
+    #: the most search rows the per-feature search uses (a stratified draw beyond)
+    ard_rows: int = 2000
     #: z of the margin by which the per-feature candidate must beat the isotropic ones
     ard_margin: float = 2.0
 

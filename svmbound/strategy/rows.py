@@ -16,7 +16,7 @@ from sklearn.utils import check_random_state
 from ..solvers.qp import cache_megabytes
 from .config import DEFAULT_CONFIG, StrategyConfig
 
-__all__ = ["span_memory_rows", "tuning_rows", "take_rows"]
+__all__ = ["span_memory_rows", "tuning_rows", "take_rows", "stratified_pick"]
 
 
 def span_memory_rows(cache_size, config: StrategyConfig = DEFAULT_CONFIG) -> int:
@@ -32,7 +32,7 @@ def span_memory_rows(cache_size, config: StrategyConfig = DEFAULT_CONFIG) -> int
     return max(config.min_memory_rows, m)
 
 
-def _stratified_pick(rng, y, rows, m: int) -> np.ndarray:
+def stratified_pick(rng, y, rows, m: int) -> np.ndarray:
     """m of ``rows`` at random, each class of y[rows] in proportion (at least one row of each
     class, at least two where it has them), sorted."""
     labels = y[rows]
@@ -65,10 +65,10 @@ def tuning_rows(y, subsample: int | None, random_state=None,
         m = n // 2                      # the two halves (module docstring)
     rng = check_random_state(0 if random_state is None else random_state)
     every = np.arange(n)
-    S = _stratified_pick(rng, y, every, m)
+    S = stratified_pick(rng, y, every, m)
     rest = np.setdiff1d(every, S, assume_unique=True)
     m_val = min(rest.size, config.validation_factor * m)
-    V = rest if m_val == rest.size else _stratified_pick(rng, y, rest, m_val)
+    V = rest if m_val == rest.size else stratified_pick(rng, y, rest, m_val)
     return S, V
 
 

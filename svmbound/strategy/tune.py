@@ -25,7 +25,7 @@ from ..solvers.svm import DualSolution
 from .candidates import (candidate_points, cv_key, distinct_points, loss_steps, n_folds_for,
                          trivial_errors)
 from .config import DEFAULT_CONFIG, StrategyConfig
-from .ard import ARD_SOURCE, ard_accepted, ard_reason, ard_start
+from .ard import ARD_SOURCE, ard_accepted, ard_reason, ard_rows, ard_start
 from .rows import span_memory_rows, take_rows, tuning_rows
 
 __all__ = ["tune_auto", "evaluation_budget"]
@@ -86,10 +86,11 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     shared = SharedColdSolves()   # the two searches start at the same θ₀
 
     def search(name, kern=kernel, start=x0, box=(lower, upper), how=method, fev=None,
-               tag=None, f0=None):
+               tag=None, f0=None, rows=None):
         crit_loss = loss if loss in criterion_class(name).losses() else None
-        crit = make(name, Xs, ys, kern, loss=crit_loss, random_state=random_state,
-                    tol=search_tol, weights=ws, **kw)
+        Xr, yr, wr = (Xs, ys, ws) if rows is None else take_rows(Xs, ys, ws, rows)
+        crit = make(name, Xr, yr, kern, loss=crit_loss, random_state=random_state,
+                    tol=search_tol, weights=wr, **kw)
         if config.share_cold_solves and hasattr(crit, "share_cold_solves") and kern is kernel:
             crit.share_cold_solves(shared)     # the same rows (Xs, ys, ws) for every search
         if wrap is not None:
@@ -103,7 +104,8 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         if notify is not None:
             notify(f"{tag or crit.name} search: {res.nfev} evaluations, minimum {res.fun:.6g} "
                    f"at theta = {np.round(res.x, 4).tolist()}")
-        return (tag or crit.name, res, crit.n_trainings, _solution_at(crit, res.x, loss, split),
+        return (tag or crit.name, res, crit.n_trainings,
+                None if rows is not None else _solution_at(crit, res.x, loss, split),
                 _coef_candidates(crit, res.x, config.coef_quantiles.get(loss, ()), lower,
                                  upper))
 
@@ -146,9 +148,12 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     if reason is None:      # step 4a (:mod:`.ard`): one σ_k² per feature from that minimum
         ard_kernel, a0, a_lo, a_hi = ard_start(stages[bound].x, lower, upper, Xs.shape[1])
         tag = f"{ARD_SOURCE} {bound}"
-        # its start is the isotropic minimum: the same kernel, the same bound value there
+        # on at most ard_rows of the search rows; on all of them its start is the isotropic
+        # minimum: the same kernel, the same bound value there
+        rows = ard_rows(ys, config, random_state)
         _, res, n, sol, _ = search(bound, ard_kernel, a0, (a_lo, a_hi), "lbfgsb",
-                                   config.ard_max_fev, tag, f0=stages[bound].fun)
+                                   config.ard_max_fev, tag, rows=rows,
+                                   f0=stages[bound].fun if rows is None else None)
         stages[tag] = res
         path += [dict(e, stage=tag) for e in res.path]
         if sol is not None:
@@ -167,6 +172,7 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         checked[rec["source"]] = cv_ard
         n_trainings += n + cv_ard.n_trainings
         ard.update(bound=bound, nfev=int(res.nfev), cv_rate=rec["cv_rate"],
+                   rows=int(ys.size if rows is None else rows.size),
                    margin_met=rec["margin_met"], margin=config.ard_margin)
     result = _choice(records, cv, stages, path, split, np.asarray(y_pm).size, wv is not None,
                      start_added, trivial)
