@@ -212,3 +212,30 @@ def test_per_feature_search_rows_are_a_stratified_draw_beyond_ard_rows():
         warnings.simplefilter("ignore")
         est = BoundSVC(random_state=0, strategy_config=config).fit(Xtr, ytr)
     assert est.search_.ard["rows"] == 50
+
+
+def test_resume_after_an_interruption_in_the_per_feature_search(tmp_path, monkeypatch):
+    """Ctrl-C inside the per-feature search: the log resumes to the uninterrupted fit (the same
+    θ, per-feature candidate and model), answering the logged evaluations without solving."""
+    import json
+
+    from _stopper import interrupt_after
+
+    Xtr, ytr, Xte, _ = _few_relevant(n_train=150, d=12, seed=2)
+    ref = BoundSVC(random_state=0).fit(Xtr, ytr)
+    stages = ref.search_.stages
+    assert ref.search_.ard["ran"] and stages["per-feature span"].nfev >= 3
+    n_before = sum(st.nfev for k, st in stages.items() if not k.startswith("per-feature"))
+    k = n_before + len(ref.search_.candidates) - 1 + 2    # 2 evaluations into that search
+    log = tmp_path / "run.jsonl"
+    with monkeypatch.context() as m:
+        interrupt_after(m, k)
+        with pytest.raises(KeyboardInterrupt):
+            BoundSVC(random_state=0, log_file=str(log)).fit(Xtr, ytr)
+    logged = [json.loads(ln) for ln in log.read_text().splitlines()[1:]]
+    assert len(logged) == k and len(logged[-1]["theta"]) == 1 + Xtr.shape[1]
+    res = BoundSVC(random_state=0, log_file=str(log), resume=True).fit(Xtr, ytr)
+    np.testing.assert_array_equal(res.best_theta_, ref.best_theta_)
+    assert res.search_.chosen == ref.search_.chosen
+    np.testing.assert_allclose(res.decision_function(Xte), ref.decision_function(Xte),
+                               rtol=1e-9, atol=1e-9)
