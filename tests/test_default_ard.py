@@ -239,3 +239,21 @@ def test_resume_after_an_interruption_in_the_per_feature_search(tmp_path, monkey
     assert res.search_.chosen == ref.search_.chosen
     np.testing.assert_allclose(res.decision_function(Xte), ref.decision_function(Xte),
                                rtol=1e-9, atol=1e-9)
+
+
+def test_a_small_fall_of_the_bound_is_not_validated(few_relevant):
+    """The per-feature minimum becomes a candidate only when the span bound fell by
+    ``ard_min_gain`` in its search: the few-relevant case fell by more; with a gain no search
+    reaches, its minimum is not validated, not listed, and the reason says so."""
+    Xtr, ytr, _, _, ard, iso = few_relevant
+    assert ard.search_.ard["validated"] and ard.search_.ard["gain"] >= DEFAULT_CONFIG.ard_min_gain
+    never = dataclasses.replace(DEFAULT_CONFIG, ard_min_gain=1.01)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = BoundSVC(random_state=0, strategy_config=never).fit(Xtr, ytr)
+    info = est.search_.ard
+    assert info["ran"] and not info["validated"] and "ard_min_gain" in info["reason"]
+    assert info["gain"] == pytest.approx(ard.search_.ard["gain"])
+    assert [c["source"] for c in est.search_.candidates] == \
+        [c["source"] for c in iso.search_.candidates]
+    np.testing.assert_array_equal(est.best_theta_, iso.best_theta_)

@@ -105,16 +105,21 @@ def test_default_candidates_are_the_minima_and_their_steps():
     CV picks among them."""
     X, y = make_classification(n_samples=120, n_features=4, random_state=3)
     top = DEFAULT_BOUNDS["log_C"][1]
-    ard = "per-feature span minimum"     # last: the per-feature search's (strategy.ard)
+    ard = "per-feature span minimum"     # last: the per-feature search's (strategy.ard),
+    every = dataclasses.replace(DEFAULT_CONFIG, ard_min_gain=0.0)   # whatever its bound's fall
     for loss, expected in (("l2", ["span minimum", "rm-l2 minimum", "rm-l2 minimum, ln C +2",
                                    ard]),
                            ("l1", ["span minimum", "span minimum, ln C +2", "rm-l1 minimum",
                                    ard])):
-        est = BoundSVC(loss=loss).fit(X, y)
+        est = BoundSVC(loss=loss, strategy_config=every).fit(X, y)
         cands = est.search_.candidates
         sources = [c["source"] for c in cands]
         # a step clipped onto another candidate is dropped as a duplicate; none is here
         assert sources == expected
+        # by default its minimum is a candidate only where the bound fell by ard_min_gain
+        default = BoundSVC(loss=loss).fit(X, y).search_
+        assert ([c["source"] for c in default.candidates] == expected) == \
+            default.ard["validated"] == (default.ard["gain"] >= DEFAULT_CONFIG.ard_min_gain)
         for stage in ("span", f"rm-{loss}"):
             i = sources.index(f"{stage} minimum")
             x = np.asarray(est.search_.stages[stage].x)

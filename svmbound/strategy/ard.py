@@ -16,6 +16,10 @@ Its minimum is validated like the other candidates, on the same folds. On more t
 ``config.ard_rows`` search rows it searches a stratified draw of that many (:func:`ard_rows`):
 the span bound costs O(n_sv³) an evaluation.
 
+Its minimum becomes a candidate only when the bound fell by ``config.ard_min_gain`` (40 %) of
+its isotropic minimum in the search: where it fell less, per-feature widths did not pay on any
+case measured (``docs/decisions.md``), and the candidate's CV is not made.
+
 The ARD parameters are tuned on every training row, so the CV error of the ARD candidate is
 biased low (its folds' held-out rows helped choose the σ_k); with d of hundreds it can be far
 below the test error. The candidate is therefore taken only when it beats the best isotropic

@@ -69,6 +69,9 @@ class StrategyConfig:
     ard_rows: int = 2000
     #: z of the margin by which the per-feature candidate must beat the isotropic ones
     ard_margin: float = 2.0
+    #: the least relative fall of the bound in the per-feature search for its minimum to be
+    #: validated (a candidate at all)
+    ard_min_gain: float = 0.4
 
 
 #: The settings ``BoundSVC`` uses when given none.

@@ -140,40 +140,14 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         weights, path, t0)
     n_trainings += cv.n_trainings
     checked = {r["source"]: cv for r in records}
-    reason = ard_reason(Xs, kernel, loss, config)
-    bound = config.ard_bound
-    if reason is None and bound not in stages:
-        reason = f"no isotropic {bound} minimum to start from"
-    ard = {"ran": reason is None, "reason": reason}
-    if reason is None:      # step 4a (:mod:`.ard`): one σ_k² per feature from that minimum
-        ard_kernel, a0, a_lo, a_hi = ard_start(stages[bound].x, lower, upper, Xs.shape[1])
-        tag = f"{ARD_SOURCE} {bound}"
-        # on at most ard_rows of the search rows; on all of them its start is the isotropic
-        # minimum: the same kernel, the same bound value there
-        rows = ard_rows(ys, config, random_state)
-        _, res, n, sol, _ = search(bound, ard_kernel, a0, (a_lo, a_hi), "lbfgsb",
-                                   config.ard_max_fev, tag, rows=rows,
-                                   f0=stages[bound].fun if rows is None else None)
-        stages[tag] = res
-        path += [dict(e, stage=tag) for e in res.path]
-        if sol is not None:
-            solutions[f"{tag} minimum"] = sol
-        cv_ard = validation(ard_kernel)
-        if held_out and hasattr(cv_ard, "held_out_values"):
-            cv_ard.keep_held_out = True
-        if wrap is not None:
-            cv_ard = wrap(cv_ard, f"{ARD_SOURCE} {config.validation_criterion}")
-        rec = _validate(cv_ard, [(f"{tag} minimum", np.asarray(res.x, float))], weights, path,
-                        t0)[0]
-        best = records[min(range(len(records)), key=lambda i: cv_key(records[i]))]
-        rec["margin_met"] = bool(ard_accepted(rec, best, yv.size if split is None
-                                              else split[1].size, config.ard_margin))
+    ard, rec, cv_ard, n = _per_feature(search, validation, stages, records, path, solutions,
+                                       ys, Xs, kernel, loss, lower, upper, config, random_state,
+                                       weights, t0, wrap, held_out,
+                                       yv.size if split is None else split[1].size)
+    n_trainings += n
+    if rec is not None:
         records.append(rec)
         checked[rec["source"]] = cv_ard
-        n_trainings += n + cv_ard.n_trainings
-        ard.update(bound=bound, nfev=int(res.nfev), cv_rate=rec["cv_rate"],
-                   rows=int(ys.size if rows is None else rows.size),
-                   margin_met=rec["margin_met"], margin=config.ard_margin)
     result = _choice(records, cv, stages, path, split, np.asarray(y_pm).size, wv is not None,
                      start_added, trivial)
     result.ard = ard
@@ -192,6 +166,53 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
                                                 lambda x: None)(np.asarray(r["x"]))
                            for r in records}
     return result, n_trainings
+
+
+def _per_feature(search, validation, stages, records, path, solutions, ys, Xs, kernel, loss,
+                 lower, upper, config, random_state, weights, t0, wrap, held_out, n_val):
+    """Step 4 of the package docstring (:mod:`.ard`): the per-feature search from the
+    isotropic minimum of ``config.ard_bound``, and the validation of its minimum when the bound
+    fell by ``config.ard_min_gain`` or more. Returns (``search_.ard``, its validation record or
+    None, that validation criterion or None, the trainings made); adds the search to
+    ``stages``, ``path`` and (its solve at the minimum) ``solutions``."""
+    reason = ard_reason(Xs, kernel, loss, config)
+    bound = config.ard_bound
+    if reason is None and bound not in stages:
+        reason = f"no isotropic {bound} minimum to start from"
+    ard = {"ran": reason is None, "reason": reason}
+    if reason is not None:
+        return ard, None, None, 0
+    ard_kernel, a0, a_lo, a_hi = ard_start(stages[bound].x, lower, upper, Xs.shape[1])
+    tag = f"{ARD_SOURCE} {bound}"
+    # on at most ard_rows of the search rows; on all of them its start is the isotropic
+    # minimum: the same kernel, the same bound value there
+    rows = ard_rows(ys, config, random_state)
+    _, res, n, sol, _ = search(bound, ard_kernel, a0, (a_lo, a_hi), "lbfgsb",
+                               config.ard_max_fev, tag, rows=rows,
+                               f0=stages[bound].fun if rows is None else None)
+    stages[tag] = res
+    path += [dict(e, stage=tag) for e in res.path]
+    if sol is not None:
+        solutions[f"{tag} minimum"] = sol
+    start_value = res.path[0]["value"]          # the bound at the start, on the same rows
+    gain = 1.0 - float(res.fun) / start_value if start_value > 0 else 0.0
+    ard.update(bound=bound, nfev=int(res.nfev), rows=int(ys.size if rows is None else rows.size),
+               gain=gain, validated=gain >= config.ard_min_gain)
+    if not ard["validated"]:
+        ard["reason"] = (f"the {bound} bound fell by {gain:.0%} of its isotropic minimum, less "
+                         f"than ard_min_gain = {config.ard_min_gain:.0%}: not validated")
+        return ard, None, None, n
+    cv_ard = validation(ard_kernel)
+    if held_out and hasattr(cv_ard, "held_out_values"):
+        cv_ard.keep_held_out = True
+    if wrap is not None:
+        cv_ard = wrap(cv_ard, f"{ARD_SOURCE} {config.validation_criterion}")
+    rec = _validate(cv_ard, [(f"{tag} minimum", np.asarray(res.x, float))], weights, path,
+                    t0)[0]
+    best = records[min(range(len(records)), key=lambda i: cv_key(records[i]))]
+    rec["margin_met"] = ard_accepted(rec, best, n_val, config.ard_margin)
+    ard.update(cv_rate=rec["cv_rate"], margin_met=rec["margin_met"], margin=config.ard_margin)
+    return ard, rec, cv_ard, n + cv_ard.n_trainings
 
 
 def _rows(X, y, weights, subsample, cache_size, random_state, n_folds, config, strata=None):
