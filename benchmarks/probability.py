@@ -61,11 +61,13 @@ def main(argv=None):
                 warnings.simplefilter("ignore")
                 plain = BoundSVC(loss=loss, random_state=0).fit(X, y)
                 est = BoundSVC(loss=loss, random_state=0, probability=True).fit(X, y)
-                p = est.best_params_
-                svc = SVC(C=p["C"], gamma=p["gamma"], probability=True,
-                          random_state=0).fit(X, y)
+                p, s = est.best_params_, est.feature_scales_
+                # a per-feature pick: SVC with γ = ½ on x_k/σ_k, as its export
+                f = (lambda Z: Z) if s is None else (lambda Z: Z * s)
+                svc = SVC(C=p["C"], gamma=p["gamma"] if s is None else 0.5, probability=True,
+                          random_state=0).fit(f(X), y)
             ours = _scores(yt, est.classes_, est.predict_proba(Xt))
-            theirs = _scores(yt, svc.classes_, svc.predict_proba(Xt))
+            theirs = _scores(yt, svc.classes_, svc.predict_proba(f(Xt)))
             r = (ours[0] / theirs[0], ours[1] / theirs[1])
             ratios.setdefault((suite, loss), []).append(r)
             rows.append(f"| {name} | {loss} | {ours[0]:.4f} | {theirs[0]:.4f} | {r[0]:.3f} | "

@@ -152,6 +152,8 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
                      start_added, trivial)
     result.ard = ard
     if notify is not None:
+        if ard.get("reason"):
+            notify(f"no per-feature candidate: {ard['reason']}")
         for r in records:
             notify(f"{cv.name} of the {r['source']} (theta = {np.round(r['x'], 4).tolist()}): "
                    f"rate {r['cv_rate']:.6g}")
@@ -172,7 +174,7 @@ def _per_feature(search, validation, stages, records, path, solutions, ys, Xs, k
                  lower, upper, config, random_state, weights, t0, wrap, held_out, n_val):
     """Step 4 of the package docstring (:mod:`.ard`): the per-feature search from the
     isotropic minimum of ``config.ard_bound``, and the validation of its minimum when the bound
-    fell by ``config.ard_min_gain`` or more, or when the search ran on a draw of the rows. Returns (``search_.ard``, its validation record or
+    fell by ``config.ard_min_gain`` or more. Returns (``search_.ard``, its validation record or
     None, that validation criterion or None, the trainings made); adds the search to
     ``stages``, ``path`` and (its solve at the minimum) ``solutions``."""
     reason = ard_reason(Xs, kernel, loss, config)
@@ -196,10 +198,8 @@ def _per_feature(search, validation, stages, records, path, solutions, ys, Xs, k
         solutions[f"{tag} minimum"] = sol
     start_value = res.path[0]["value"]          # the bound at the start, on the same rows
     gain = 1.0 - float(res.fun) / start_value if start_value > 0 else 0.0
-    # on a draw of the rows most validation rows did not tune the σ_k: validated whatever
-    # the fall (the bias the gate guards against is that of small data searched whole)
     ard.update(bound=bound, nfev=int(res.nfev), rows=int(ys.size if rows is None else rows.size),
-               gain=gain, validated=gain >= config.ard_min_gain or rows is not None)
+               gain=gain, validated=gain >= config.ard_min_gain)
     if not ard["validated"]:
         ard["reason"] = (f"the {bound} bound fell by {gain:.0%} of its isotropic minimum, less "
                          f"than ard_min_gain = {config.ard_min_gain:.0%}: not validated")
