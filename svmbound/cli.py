@@ -28,8 +28,8 @@ from ._validation import check_known_labels
 from .cli_common import (_DEFAULT_SUBSAMPLE, _TERMINATION, EXIT_INTERRUPTED, EXIT_TERMINATED,
                          _criteria_of, _criterion_task, _degree_arg, _Termination,
                          add_search_details, check_log_options, estimator_params,
-                         fit_reporting_interruption, print_report, scaled_model,
-                         write_model_files)
+                         fit_reporting_interruption, plot_scales_file, print_report,
+                         scaled_model, write_model_files)
 from .cli_output import check_output_path, write_atomic
 from .cli_report import criteria_table, fallback_report, jsonable_floats, path_report, summary
 from .cli_svr import check_class_labels, check_svr_options, run_tune_svr
@@ -93,6 +93,10 @@ def _add_tune_options(p):
                         "quantile bins of the targets; 'all': always use every row)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plot", metavar="FILE.png", help="contour map of the criterion with the path")
+    p.add_argument("--plot-scales", metavar="FILE.png",
+                   help="bar chart of the chosen model's per-feature scaling factors 1/sigma_k "
+                        "(Chapelle Fig. 7): --kernel ard, or the default's per-feature pick; "
+                        "an isotropic model writes none and says so")
     p.add_argument("--grid-log-c", nargs=3, type=float, default=[-10.0, 10.0, 1.0],
                    metavar=("BEGIN", "END", "STEP"), help="ln C grid of the plot (default -10 10 1)")
     p.add_argument("--grid-log-sigma2", nargs=3, type=float, default=[-10.0, 10.0, 1.0],
@@ -244,10 +248,13 @@ def check_outputs(args) -> None:
     are refused."""
     check_plot_options(args)
     check_log_options(args)
+    if getattr(args, "plot_scales", None):
+        _check_image_path(args.plot_scales, "--plot-scales")
     named = {}
-    for option in ("--model", "-out", "--plot", "--log", "--resume"):
+    for option in ("--model", "-out", "--plot", "--plot-scales", "--log", "--resume"):
         path = getattr(args, {"--model": "model", "-out": "gridpy_out", "--plot": "plot",
-                              "--log": "log", "--resume": "resume"}[option], None)
+                              "--plot-scales": "plot_scales", "--log": "log",
+                              "--resume": "resume"}[option], None)
         if path is None:
             continue
         key = os.path.realpath(os.path.expanduser(path))
@@ -268,17 +275,22 @@ def check_plot_options(args) -> None:
     if args.kernel == "linear":
         raise ValueError("--plot draws a map over ln C and one kernel parameter; the linear "
                          "kernel has none (use --kernel rbf or poly)")
+    _check_image_path(args.plot, "--plot")
+
+
+def _check_image_path(path, option: str) -> None:
+    """An image file matplotlib can write at ``path`` (by its extension), writable."""
     from pathlib import Path
 
-    ext = Path(args.plot).suffix.lower().lstrip(".")
+    ext = Path(path).suffix.lower().lstrip(".")
     if ext:
         from matplotlib.backend_bases import FigureCanvasBase
 
         formats = FigureCanvasBase.get_supported_filetypes()
         if ext not in formats:
-            raise ValueError(f"--plot {args.plot}: unknown image format {ext!r}; use one of "
+            raise ValueError(f"{option} {path}: unknown image format {ext!r}; use one of "
                              f"{', '.join(sorted(formats))}")
-    check_output_path(args.plot, "--plot")
+    check_output_path(path, option)
 
 
 def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None, scaling=None,
@@ -331,6 +343,8 @@ def run_tune(args, X, y, Xt=None, yt=None, out=None, err=None, scaling=None,
         failed += write_model_files(args, est, lambda: model_of(est), scaling, base, report)
     report["time_s"] = time.perf_counter() - t0
     report["path"] = path_report(res.path)
+    if getattr(args, "plot_scales", None):
+        failed += plot_scales_file(args, est, report, err)
     if args.plot:
         y_pm = np.where(y == est.classes_[1], 1.0, -1.0)
         crit = est.make_criterion(X, y_pm, est.sample_weights(y_pm)[0])

@@ -8,7 +8,7 @@ import signal
 import sys
 import threading
 
-from . import svm_scale
+from . import plots, svm_scale
 from .bound_svr import BoundSVR
 from .cli_output import check_output_path, write_atomic
 from .cli_report import cv_results_report, jsonable_floats, report_interrupted
@@ -273,3 +273,22 @@ def print_report(report: dict, failed: list, args, out, summary) -> dict:
     if failed:                  # the result is printed above; the exit status says it failed
         raise failed[0]
     return report
+
+
+def plot_scales_file(args, est, report, err) -> list:
+    """--plot-scales: the chosen model's 1/σ_k (``plots.plot_feature_scales``); an isotropic
+    model has none: no file, a note on stderr and ``report["plot_scales"]`` None. Returns the
+    OSErrors of a file not written."""
+    scales = getattr(est, "feature_scales_", None)
+    report["plot_scales"] = None
+    if scales is None:
+        print("[svmbound] --plot-scales: the chosen model has one sigma^2 for every feature; "
+              "no per-feature scales to draw, no file written", file=err, flush=True)
+        return []
+    try:
+        write_atomic(args.plot_scales, "--plot-scales",
+                     lambda tmp: plots.plot_feature_scales(scales, tmp))
+    except OSError as exc:
+        return [exc]
+    report["plot_scales"] = args.plot_scales
+    return []

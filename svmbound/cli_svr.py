@@ -10,8 +10,8 @@ import numpy as np
 from . import plots
 from .bound_svr import BoundSVR
 from .cli_common import (_criteria_of, _criterion_task, _degree_arg, add_search_details,
-                         estimator_params, fit_reporting_interruption, print_report,
-                         write_model_files)
+                         estimator_params, fit_reporting_interruption, plot_scales_file,
+                         print_report, write_model_files)
 from .cli_output import write_atomic
 from .cli_report import (fallback_report, jsonable_floats, path_report, regression_metrics,
                          regression_summary)
@@ -116,6 +116,8 @@ def run_tune_svr(args, X, y, Xt=None, yt=None, out=None, err=None, scaling=None,
     report["path"] = path_report(res.path)
     if args.plot:
         failed += plot_svr(args, est, X, y, Xt, yt, report, err)
+    if getattr(args, "plot_scales", None):
+        failed += plot_scales_file(args, est, report, err)
     return print_report(report, failed, args, out, regression_summary)
 
 

@@ -179,11 +179,23 @@ def test_cli_model_of_a_per_feature_pick_comes_with_its_range_file(few_relevant,
     assert np.mean(np.asarray(pred) == yte) == pytest.approx(r["test_accuracy"])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.txt", "m.txt.range", "test.txt",
                                                           "train.txt"]
-    # --isotropic: one σ² for every feature, a plain model file
-    assert main(["tune", str(train), "--isotropic", "--json", "--quiet"]) == 0
-    r = json.loads(capsys.readouterr().out)
+    # --plot-scales draws the 1/σ_k of a per-feature model
+    png = tmp_path / "scales.png"
+    assert main(["tune", str(train), "--json", "--quiet", "--plot-scales", str(png)]) == 0
+    assert json.loads(capsys.readouterr().out)["plot_scales"] == str(png)
+    assert png.stat().st_size > 0
+    png.unlink()
+    # --isotropic: one σ² for every feature, a plain model file; no scales to draw (said)
+    assert main(["tune", str(train), "--isotropic", "--json", "--quiet", "--plot-scales",
+                 str(png)]) == 0
+    cap = capsys.readouterr()
+    r = json.loads(cap.out)
     assert r["kernel"] == "rbf" and not any(c["source"].startswith("per-feature")
                                             for c in r["candidates"])
+    assert r["plot_scales"] is None and not png.exists() and "no file written" in cap.err
+    # a file matplotlib cannot write is refused before the data are read
+    assert main(["tune", str(train), "--quiet", "--plot-scales", str(tmp_path / "s.xyz")]) == 2
+    assert "--plot-scales" in capsys.readouterr().err
 
 
 def test_plot_of_the_feature_scales(few_relevant, tmp_path):
