@@ -12,8 +12,8 @@
    (the bounds' bias towards too small a C, Chung §4.3).
 4. **Validation picks**: the stratified k-fold CV error of the loss's SVM at each candidate;
    ties go to the smaller C. Then (:mod:`.ard`) one σ_k² per feature from the span bound's
-   isotropic minimum by L-BFGS-B on that bound; its minimum is validated on the same folds and
-   taken only when it beats the pick by a margin. The chosen model is trained on every row at
+   isotropic minimum by L-BFGS-B on that bound; where the bound fell by 40 % or more its
+   minimum is validated on the same folds and taken only when it beats the pick by a margin. The chosen model is trained on every row at
    LIBSVM's 1e-3.
 5. **Large data** (:mod:`.rows`): on more than 2·``tune_subsample`` rows, steps 2–4 run on a
    stratified subsample and a hold-out error on other rows picks.
