@@ -5,8 +5,10 @@
 and the radius–margin bound of the loss (Chung 1.8 for L2, 3.3 for L1) — side by side on
 ``n_jobs`` threads, each stopped early (``stage_gtol``, ``stage_max_fev``: it only has to find
 the region), then validates the candidates (:mod:`.candidates`) by a stratified k-fold CV of
-the loss's SVM (or a hold-out on large data, :mod:`.rows`) and returns the one with the fewest
-errors. The CV of a search's candidates starts as soon as that search ends
+the loss's SVM (or a hold-out on large data, :mod:`.rows`), then searches one width per
+feature from the span bound's minimum (:mod:`.ard`; its minimum validated on the same folds
+where the bound fell enough) and returns the candidate with the fewest errors (the per-feature
+one only by a margin). The CV of a search's candidates starts as soon as that search ends
 (``overlap_cv``); the results do not depend on the threads.
 """
 
@@ -73,7 +75,9 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     classes; a regressor passes bins of its targets). The validation is the criterion
     ``config.validation_criterion`` ('cv-error'; a regressor's 'svr-cv', whose value is a mean
     squared error instead of a count). ``notify(text)``, if given, is told each search's end,
-    each candidate's validation error and the pick (``verbose``)."""
+    each candidate's validation error and the pick (``verbose``). ``result.ard``: the
+    per-feature stage (:func:`_per_feature`): whether it ran and why not, its bound's fall, and
+    whether its minimum was validated and met its margin."""
     make = make_criterion if criterion_factory is None else criterion_factory
     max_fev = config.stage_max_fev if max_fev is None else max_fev
     gtol = config.stage_gtol if gtol is None else gtol
