@@ -39,11 +39,18 @@ import functools
 
 import numpy as np
 
-from .._sparse import reject_sparse
+from .._sparse import issparse, reject_sparse
 from .._validation import check_degree
 from .standard import POLY, RBF, Kernel, PolynomialKernel, RBFKernel, _row_blocks, _support
 
-__all__ = ["ARDRBFKernel", "ScaledPolynomialKernel", "tile_groups", "check_groups"]
+__all__ = ["ARDRBFKernel", "ScaledPolynomialKernel", "tile_groups", "check_groups",
+           "takes_rows"]
+
+
+def takes_rows(X) -> bool:
+    """Whether the per-feature kernels take the rows X: dense only (the scaling X/σ of a CSR
+    matrix is computed dense; ``_check_X`` refuses it with the reason)."""
+    return not issparse(X)
 
 
 # --------------------------------------------------------------------------------------------

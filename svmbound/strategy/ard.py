@@ -38,8 +38,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._sparse import issparse
 from ..kernels import RBFKernel, base_kernel
+from ..kernels.ard import takes_rows
 from .config import StrategyConfig
 from .rows import stratified_pick
 
@@ -63,7 +63,7 @@ def ard_reason(X, kernel, loss: str, config: StrategyConfig) -> str | None:
                 f"{tuple(config.bounds_by_loss[loss])} it starts from")
     if type(kernel) is not RBFKernel:
         return f"the kernel is {kernel.name}, not the isotropic RBF"
-    if issparse(X):
+    if not takes_rows(X):
         return "sparse input (the per-feature kernel needs dense rows)"
     if not lo <= d <= hi:
         return f"{d} features, outside ard_features = [{lo}, {hi}]"
