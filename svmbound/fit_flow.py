@@ -359,11 +359,11 @@ def fit_bound_svm(est, data: TrainingData, machine, t0: float):
             if notify is not None:
                 notify(f"{est.criterion_name_} {est.search} search: {result.message}")
 
+    kernel_of = candidate_kernels(machine, kernel0, X.shape[1])
     try:
         bar.stage("final training")
         if notify is not None:
-            params = machine.params_at(theta, kernel0=candidate_kernel(
-                theta, kernel0, X.shape[1], len(machine.param_names(kernel0))))
+            params = machine.params_at(theta, kernel0=kernel_of(theta))
             shown = ", ".join(f"{k}={v:.4g}" for k, v in params.items()
                               if isinstance(v, (int, float)))
             notify(f"final training at {shown} on {data.X.shape[0]} rows")
@@ -378,8 +378,7 @@ def fit_bound_svm(est, data: TrainingData, machine, t0: float):
         chosen = result.get("x")
         if chosen is not None:
             chosen = np.asarray(chosen, dtype=float)
-            result.params = machine.params_at(chosen, kernel0=candidate_kernel(
-                chosen, kernel0, X.shape[1], len(machine.param_names(kernel0))))
+            result.params = machine.params_at(chosen, kernel0=kernel_of(chosen))
         result.pop("held_out", None)
         result.pop("final_warm_start", None)
         result.interrupted, result.phase = True, "final training"
@@ -395,8 +394,7 @@ def _after_search(est, data, machine, result, theta, n_search, kernel0, auto, de
                   prev, rate, warm, callback, t0):
     """Steps 3–4 of :func:`fit_bound_svm` and the fitted attributes."""
     X = data.X
-    n_params = len(machine.param_names(kernel0))
-    kernel_of = lambda t: candidate_kernel(t, kernel0, X.shape[1], n_params)   # noqa: E731
+    kernel_of = candidate_kernels(machine, kernel0, X.shape[1])
     tr = machine.train(theta, kernel_of(theta), prev, rate, warm_from=warm)
     if tr.severe and auto:
         # the next candidates by validation error, until one gives a usable model
@@ -461,6 +459,13 @@ def _after_search(est, data, machine, result, theta, n_search, kernel0, auto, de
     return est
 
 
+def candidate_kernels(machine, kernel0, n_features: int):
+    """θ ↦ the kernel of a candidate θ of ``machine``'s search with ``kernel0``: ``kernel0``, or
+    the ARD kernel of a per-feature candidate (``strategy.ard.candidate_kernel``)."""
+    n_params = len(machine.param_names(kernel0))
+    return lambda theta: candidate_kernel(theta, kernel0, n_features, n_params)
+
+
 def validation_results(result, kernel_of, machine) -> tuple[dict, float]:
     """(``cv_results_``, ``best_score_``) of the candidates the default strategy's validation
     scored, with GridSearchCV's keys: ``params``, ``param_<name>`` (masked object arrays),
@@ -468,7 +473,7 @@ def validation_results(result, kernel_of, machine) -> tuple[dict, float]:
     weighted with weights, or a regressor's negated mean squared error), ``mean_test_score``
     and ``std_test_score`` over the folds, ``rank_test_score`` (by mean score, ties sharing the
     best rank), and ``source`` (which search's minimum, or its step in C). ``kernel_of(θ)``:
-    a candidate's kernel (``strategy.ard.candidate_kernel``). The bound searches'
+    a candidate's kernel (:func:`candidate_kernels`). The bound searches'
     paths are in ``search_.stages``. ``best_score_``: the chosen candidate's mean score."""
     cands = result.candidates
     params = [machine.params_at(np.asarray(c["x"], dtype=float),

@@ -13,8 +13,8 @@
 4. **Validation picks**: the stratified k-fold CV error of the loss's SVM at each candidate;
    ties go to the smaller C. Then (:mod:`.ard`) one σ_k² per feature from the span bound's
    isotropic minimum by L-BFGS-B on that bound; where the bound fell by 40 % or more its
-   minimum is validated on the same folds and taken only when it beats the pick by a margin. The chosen model is trained on every row at
-   LIBSVM's 1e-3.
+   minimum is validated on the same folds and taken only when it beats the pick by a margin.
+   The chosen model is trained on every row at LIBSVM's 1e-3.
 5. **Large data** (:mod:`.rows`): on more than 2·``tune_subsample`` rows, steps 2–4 run on a
    stratified subsample and a hold-out error on other rows picks.
 
@@ -31,7 +31,7 @@ from .rows import span_memory_rows, tuning_rows
 from .start import auto_box_and_start, scale_log_sigma2
 from .tune import evaluation_budget, tune_auto
 
-__all__ = ["StrategyConfig", "DEFAULT_CONFIG", "ISOTROPIC_CONFIG", "SVR_CONFIG", "ard_reason", "tune_auto", "evaluation_budget", "auto_box_and_start",
-           "scale_log_sigma2", "candidate_points", "loss_steps", "cv_key",
+__all__ = ["StrategyConfig", "DEFAULT_CONFIG", "ISOTROPIC_CONFIG", "SVR_CONFIG", "ard_reason",
+           "tune_auto", "evaluation_budget", "auto_box_and_start", "scale_log_sigma2", "candidate_points", "loss_steps", "cv_key",
            "next_usable_candidate", "validation_problems", "single_sample_classes",
            "check_validation_classes", "span_memory_rows", "tuning_rows"]
