@@ -9,12 +9,14 @@ the loss's SVM (or a hold-out on large data, :mod:`.rows`), then searches one wi
 feature from the span bound's minimum (:mod:`.ard`; its minimum validated on the same folds
 where the bound fell enough) and returns the candidate with the fewest errors (the per-feature
 one only by a margin). The CV of a search's candidates starts as soon as that search ends
-(``overlap_cv``); the results do not depend on the threads.
+(``overlap_cv``), and so does the per-feature search when the span search ends, beside the other
+search and the CV; the results do not depend on the threads.
 """
 
 from __future__ import annotations
 
 import time
+from functools import partial
 
 import numpy as np
 
@@ -124,8 +126,18 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
                     n_jobs=n_jobs, weights=wv, **val_kw, **kw)
 
     cv = validation(kernel)
-    done = _run_searches(search, names, cv, own_candidates, n_jobs, sequential_searches,
-                         config)
+    reason = ard_reason(Xs, kernel, loss, config)
+    if reason is None and config.ard_bound not in names:
+        reason = f"no isotropic {config.ard_bound} minimum to start from"
+
+    def per_feature(res):        # step 4's search, from the isotropic minimum ``res``
+        return _per_feature_search(search, res, ys, Xs.shape[1], lower, upper, config,
+                                   random_state)
+
+    done, ard_out = _run_searches(search, names, cv, own_candidates, n_jobs,
+                                  sequential_searches, config,
+                                  None if reason is not None else (config.ard_bound,
+                                                                   per_feature))
     minima = [(name, np.asarray(res.x, float)) for name, res, _, _, _ in done]
     stages = {name: res for name, res, _, _, _ in done}
     path = [dict(e, stage=name) for name, res, _, _, _ in done for e in res.path]
@@ -144,9 +156,10 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         weights, path, t0)
     n_trainings += cv.n_trainings
     checked = {r["source"]: cv for r in records}
-    ard, rec, cv_ard, n = _per_feature(search, validation, stages, records, path, solutions,
-                                       ys, Xs, kernel, loss, lower, upper, config, random_state,
-                                       weights, t0, wrap, held_out,
+    if reason is None and ard_out is None:     # not overlapped: after the validation
+        ard_out = per_feature(stages[config.ard_bound])
+    ard, rec, cv_ard, n = _per_feature(ard_out, reason, validation, stages, records, path,
+                                       solutions, config, weights, t0, wrap, held_out,
                                        yv.size if split is None else split[1].size)
     n_trainings += n
     if rec is not None:
@@ -174,36 +187,43 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     return result, n_trainings
 
 
-def _per_feature(search, validation, stages, records, path, solutions, ys, Xs, kernel, loss,
-                 lower, upper, config, random_state, weights, t0, wrap, held_out, n_val):
-    """Step 4 of the package docstring (:mod:`.ard`): the per-feature search from the
-    isotropic minimum of ``config.ard_bound``, and the validation of its minimum when the bound
-    fell by ``config.ard_min_gain`` or more. Returns (``search_.ard``, its validation record or
-    None, that validation criterion or None, the trainings made); adds the search to
-    ``stages``, ``path`` and (its solve at the minimum) ``solutions``."""
-    reason = ard_reason(Xs, kernel, loss, config)
+def _per_feature_search(search, minimum, ys, d, lower, upper, config, random_state) -> tuple:
+    """Step 4's search (:mod:`.ard`): L-BFGS-B on ``config.ard_bound`` over one width per
+    feature of the ``d`` from that bound's isotropic search result ``minimum``, on at most
+    ``config.ard_rows`` of the search rows (labels ``ys``). Returns ``search``'s tuple (tag,
+    result, trainings, solution at the minimum, extra candidates), its kernel and its number
+    of rows."""
     bound = config.ard_bound
-    if reason is None and bound not in stages:
-        reason = f"no isotropic {bound} minimum to start from"
-    ard = {"ran": reason is None, "reason": reason}
-    if reason is not None:
-        return ard, None, None, 0
-    ard_kernel, a0, a_lo, a_hi = ard_start(stages[bound].x, lower, upper, Xs.shape[1])
-    tag = f"{ARD_SOURCE} {bound}"
+    ard_kernel, a0, a_lo, a_hi = ard_start(minimum.x, lower, upper, d)
     # on at most ard_rows of the search rows; on all of them its start is the isotropic
     # minimum: the same kernel, the same bound value there
     rows = ard_rows(ys, config, random_state)
-    _, res, n, sol, _ = search(bound, ard_kernel, a0, (a_lo, a_hi), "lbfgsb",
-                               config.ard_max_fev, tag, rows=rows,
-                               f0=stages[bound].fun if rows is None else None)
+    out = search(bound, ard_kernel, a0, (a_lo, a_hi), "lbfgsb", config.ard_max_fev,
+                 f"{ARD_SOURCE} {bound}", rows=rows, f0=minimum.fun if rows is None else None)
+    return out, ard_kernel, int(ys.size if rows is None else rows.size)
+
+
+def _per_feature(out, reason, validation, stages, records, path, solutions, config, weights,
+                 t0, wrap, held_out, n_val):
+    """Step 4 of the package docstring (:mod:`.ard`) after its search ``out``
+    (:func:`_per_feature_search`, or None when ``reason`` says why it did not run): the
+    validation of its minimum when the bound fell by ``config.ard_min_gain`` or more. Returns
+    (``search_.ard``, its validation record or None, that validation criterion or None, the
+    trainings made); adds the search to ``stages``, ``path`` and (its solve at the minimum)
+    ``solutions``."""
+    ard = {"ran": reason is None, "reason": reason}
+    if reason is not None:
+        return ard, None, None, 0
+    bound = config.ard_bound
+    (tag, res, n, sol, _), ard_kernel, n_rows = out
     stages[tag] = res
     path += [dict(e, stage=tag) for e in res.path]
     if sol is not None:
         solutions[f"{tag} minimum"] = sol
     start_value = res.path[0]["value"]          # the bound at the start, on the same rows
     gain = 1.0 - float(res.fun) / start_value if start_value > 0 else 0.0
-    ard.update(bound=bound, nfev=int(res.nfev), rows=int(ys.size if rows is None else rows.size),
-               gain=gain, validated=gain >= config.ard_min_gain)
+    ard.update(bound=bound, nfev=int(res.nfev), rows=n_rows, gain=gain,
+               validated=gain >= config.ard_min_gain)
     if not ard["validated"]:
         ard["reason"] = (f"the {bound} bound fell by {gain:.0%} of its isotropic minimum, less "
                          f"than ard_min_gain = {config.ard_min_gain:.0%}: not validated")
@@ -237,25 +257,36 @@ def _rows(X, y, weights, subsample, cache_size, random_state, n_folds, config, s
             take_rows(X, y, weights, np.concatenate([S, V])), {"folds": fold})
 
 
-def _run_searches(search, names, cv, own_candidates, n_jobs, sequential, config) -> list:
-    """[search(name) for each bound], side by side on ``n_jobs`` threads (numba's SMO and BLAS
-    release the GIL), or one after the other when a search log replays them in order. With
-    ``config.overlap_cv`` a search that ends first trains the CV pieces of its own candidates
-    (``own_candidates(name, minimum)``) on the worker it leaves while the other still runs;
-    they are kept in the order of the searches, so the results do not depend on timing."""
+def _run_searches(search, names, cv, own_candidates, n_jobs, sequential, config,
+                  follow=None) -> tuple[list, object]:
+    """([search(name) for each bound], the follow-up's result or None): the searches side by
+    side on ``n_jobs`` threads (numba's SMO and BLAS release the GIL), or one after the other
+    when a search log replays them in order. With ``config.overlap_cv`` a search that ends
+    first trains the CV pieces of its own candidates (``own_candidates(name, minimum)``) on the
+    worker it leaves while the other still runs; they are kept in the order of the searches,
+    so the results do not depend on timing. ``follow`` = (name, fn): ``fn(result)`` of the
+    search of that name (the per-feature search from the span bound's minimum) goes out first
+    of that search's follow-up work, so that it runs beside the other search and the CV; the
+    follow-up's result is None when it was not overlapped (the caller runs it)."""
     if sequential or not config.overlap_cv or not hasattr(cv, "pieces"):
-        return parallel_map(search, names, 1 if sequential else n_jobs)
-    pieces = {}
+        return parallel_map(search, names, 1 if sequential else n_jobs), None
+    pieces, follow_at = {}, None if follow is None else names.index(follow[0])
 
     def then(i, out):
         pieces[i] = cv.pieces([theta for _, theta in own_candidates(names[i], out[1].x,
                                                                     out[4])], rank=i)
-        return pieces[i]
+        return ([partial(follow[1], out[1])] if i == follow_at else []) + pieces[i]
 
-    done, trained = parallel_map_then(search, names, then, cv.run_piece, n_jobs)
+    def run(task):
+        return task() if callable(task) else cv.run_piece(task)
+
+    done, trained = parallel_map_then(search, names, then, run, n_jobs)
+    followed = None
     for i, outs in enumerate(trained):
+        if i == follow_at:
+            followed, outs = outs[0], outs[1:]
         cv.keep_pieces(pieces[i], outs)
-    return done
+    return done, followed
 
 
 def _validate(cv, points, weights, path, t0) -> list:
