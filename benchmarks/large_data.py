@@ -10,8 +10,10 @@ row: ``random-sub`` = RandomizedSearchCV(SVC(), 30 log-uniform draws over grid.p
 5-fold), ``grid-sub`` = GridSearchCV(SVC(), grid.py's grid, 5-fold). GridSearchCV on every row
 is not run: 550 fits of ~15 s on ijcnn1 ≈ 1.2 h on 2 cores (docs/lab-notebook.md, issue 5d).
 ``--rows N …``: the cost curve (issue 32 item 1): each case on a stratified sample of N of its
-training rows (seed 0; the test file as it is), every method on the same sample; below
-2 × 5,000 rows the peers search on the whole sample.
+training rows (seed 0; the test file as it is), every method on the same sample; up to
+2 × 5,000 rows the peers search on the whole sample. ``dense200``: a generated dense set
+(``make_classification``, 200 features of which 20 informative and 20 redundant, 2 % flipped
+labels, seed 0; 50,000 training and 20,000 test rows).
 
     python benchmarks/large_data.py [--data DIR] [--cases ijcnn1 a9a] [--jobs 2]
         [--methods l2 l1 random-sub grid-sub] [--rows 2000 5000 …] [--cache-size MB]
@@ -34,11 +36,19 @@ from vs_peers import BOX, GRID, _libsvm  # noqa: E402
 
 from svmbound.cli import _cache_arg  # noqa: E402
 
-CASES = {"ijcnn1": ("ijcnn1.bz2", "ijcnn1.t.bz2", 22), "a9a": ("a9a.bz2", "a9a.t.bz2", 123)}
+CASES = {"ijcnn1": ("ijcnn1.bz2", "ijcnn1.t.bz2", 22), "a9a": ("a9a.bz2", "a9a.t.bz2", 123),
+         "dense200": None}
 HEADING = "Large data: ijcnn1 and a9a whole (issue 14)"
 
 
 def load(root, name):
+    if name == "dense200":      # a dense 200-feature set (issue 32): generated, 50,000 + 20,000
+        from sklearn.datasets import make_classification
+
+        X, y = make_classification(n_samples=70000, n_features=200, n_informative=20,
+                                   n_redundant=20, flip_y=0.02, random_state=0)
+        y = np.where(y == 1, 1, -1)
+        return X[:50000], y[:50000], X[50000:], y[50000:]
     tr, te, d = CASES[name]
     X, y = _libsvm(root, tr, d)
     Xt, yt = _libsvm(root, te, d)
@@ -59,10 +69,14 @@ def run_peer(method, X, y, jobs):
     from sklearn.model_selection import GridSearchCV, RandomizedSearchCV, StratifiedKFold
     from sklearn.svm import SVC
 
-    from svmbound.strategy import tuning_rows
+    from sklearn.utils import check_random_state
 
-    rows = tuning_rows(y, 5000, 0)
-    S = np.arange(y.size) if rows is None else rows[0]
+    from svmbound.strategy import stratified_pick
+
+    # what such a user runs: every row up to 10,000, else a stratified 5,000 (on ijcnn1 and a9a
+    # whole the rows our searches use: ``strategy.tuning_rows``' first draw)
+    every = np.arange(y.size)
+    S = every if y.size <= 10000 else stratified_pick(check_random_state(0), y, every, 5000)
     cv = StratifiedKFold(5, shuffle=True, random_state=0)
     t = time.perf_counter()
     if method == "grid-sub":

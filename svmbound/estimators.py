@@ -57,8 +57,7 @@ class BoundSVC(ClassifierMixin, BoundSVMBase):
         span bound and on the radius–margin bound of the loss; their minima and, with C·e²,
         the radius–margin minimum (L2) or the span minimum (L1) are candidates (the start only
         when none beats the majority class), and the one with the smallest ``n_folds``-fold CV error
-        wins (on more than 2·``tune_subsample`` rows: searches on a subsample, a hold-out
-        error picks): a bound's minimum alone can be far off (BENCHMARKS.md). With a non-gradient search 'auto' means
+        wins (from 2,000 rows: searches on a subsample, a hold-out error picks): a bound's minimum alone can be far off (BENCHMARKS.md). With a non-gradient search 'auto' means
         'radius-margin'. Or 'radius-margin' (the radius–margin bound of the loss alone, Chung)
         or any name of ``svmbound.criteria.CRITERIA``, minimised by ``search``.
     kernel : 'rbf' | 'linear' | 'poly' | 'ard' | 'ard-poly'
@@ -96,16 +95,15 @@ class BoundSVC(ClassifierMixin, BoundSVMBase):
     n_folds : folds of the cross-validation that picks among the candidates of
         criterion='auto' (stratified, shuffled with ``random_state``).
     tune_subsample : int or None (default 5000)
-        Large data, criterion='auto': on more than 2·tune_subsample rows the bound searches
-        run on a stratified random subsample of tune_subsample rows (``random_state``) and the
-        candidates are compared by their hold-out error on up to 4·tune_subsample other rows
-        instead of the k-fold CV (from 6,001 rows up to 2·tune_subsample: one half searched,
-        the other validating); the final SVM is trained on every row. The subsample is
-        smaller where the span bound's working memory on it (about 2.4·8·m² bytes) would not
-        fit in half of ``cache_size``: at SVC's 200 MB, 2,336 rows (so 4,673 rows or more are
-        tuned on a subsample); with "auto" on a machine of 16 GB or more, 10,575
-        (``svmbound.strategy.span_memory_rows``). None: always every row, whatever the
-        memory (``docs/decisions.md``).
+        Large data, criterion='auto': from 2,000 rows (or on more than 2·tune_subsample) the
+        bound searches run on a stratified random subsample (``random_state``) of
+        min(n/2, m, max(m/2, n/4)) rows, m = tune_subsample — one half of the data up to m
+        rows, at most m — and the candidates are compared by their hold-out error on up to 4
+        times that many other rows instead of the k-fold CV; the final SVM is trained on every
+        row. m is smaller where the span bound's working memory on m rows (about 2.4·8·m²
+        bytes) would not fit in half of ``cache_size``: at SVC's 200 MB, 2,336 rows; with
+        "auto" on a machine of 16 GB or more, 10,575 (``svmbound.strategy.span_memory_rows``).
+        None: always every row, whatever the memory (``docs/decisions.md``).
     strategy_config : ``svmbound.strategy.StrategyConfig`` or None
         The default strategy's settings (None: ``DEFAULT_CONFIG``); ``ISOTROPIC_CONFIG`` leaves
         out its per-feature stage (one σ² for every feature, as grid search; a plain SVC on

@@ -12,6 +12,7 @@ from svmbound.criteria import make_criterion
 from svmbound.criteria.reference import check_folds
 from svmbound.kernels import RBFKernel
 from svmbound.strategy import DEFAULT_CONFIG, ISOTROPIC_CONFIG, tuning_rows
+from svmbound.strategy.rows import search_rows
 from svmbound.strategy.ard import candidate_kernel
 
 VALIDATION_FACTOR = DEFAULT_CONFIG.validation_factor
@@ -29,17 +30,26 @@ def test_every_row_is_used_up_to_twice_the_subsample(n, m):
     assert tuning_rows(np.arange(n) % 2, m, 0) is None
 
 
-@pytest.mark.parametrize("n", [DEFAULT_CONFIG.half_split_rows + 1, 9000, 10000])
-def test_from_half_split_rows_to_twice_the_subsample_the_halves_search_and_validate(n):
-    """Between ``half_split_rows`` and 2·subsample rows the searches use one stratified half and
-    the validation the other (issue 32); at ``half_split_rows`` and below, every row."""
+@pytest.mark.parametrize("n, rows", [(2000, 1000), (4001, 2000), (5000, 2500), (9000, 2500),
+                                     (10000, 2500), (16000, 4000), (20000, 5000), (30000, 5000)])
+def test_from_half_split_rows_the_searches_use_a_subsample_and_others_validate(n, rows):
+    """From ``half_split_rows`` rows (issue 32) the searches use min(n/2, m, max(m/2, n/4))
+    stratified rows (m = 5,000: one half up to 5,000 rows, 2,500 up to 10,000, a quarter up to
+    20,000, 5,000 beyond) and up to 4 times as many others validate; below, every row."""
     y = (np.arange(n) % 3 == 0).astype(int)
     S, V = tuning_rows(y, 5000, 0)
-    assert abs(S.size - n // 2) <= 2 and S.size + V.size == n
+    assert search_rows(n, 5000) == rows
+    assert abs(S.size - rows) <= 2 and V.size == min(n - S.size, VALIDATION_FACTOR * S.size)
     assert np.intersect1d(S, V).size == 0
     assert abs(y[S].mean() - y.mean()) <= 2.0 / S.size
-    assert tuning_rows(y[:DEFAULT_CONFIG.half_split_rows], 5000, 0) is None
+    assert tuning_rows(y[:DEFAULT_CONFIG.half_split_rows - 1], 5000, 0) is None
     assert tuning_rows(y, None, 0) is None
+
+
+def test_search_rows_grow_with_the_data_and_never_exceed_the_subsample():
+    sizes = [search_rows(n, 5000) for n in range(2000, 60000, 7)]
+    assert all(a <= b for a, b in zip(sizes, sizes[1:])) and max(sizes) == 5000
+    assert all(search_rows(n, m) <= min(n // 2, m) for n in (300, 2000, 7000) for m in (10, 999))
 
 
 @pytest.mark.parametrize("n, m, n_classes", [(1000, 100, 2), (201, 100, 3), (5000, 300, 7)])
@@ -48,9 +58,10 @@ def test_tuning_rows_are_stratified_disjoint_and_reproducible(n, m, n_classes):
     y = rng.choice(n_classes, size=n, p=np.r_[0.5, np.full(n_classes - 1, 0.5 / (n_classes - 1))])
     y[:n_classes] = np.arange(n_classes)            # every class present, some rare
     S, V = tuning_rows(y, m, 3)
-    assert abs(S.size - m) <= n_classes
-    assert V.size == min(n - S.size, VALIDATION_FACTOR * m) or abs(
-        V.size - VALIDATION_FACTOR * m) <= n_classes
+    rows = search_rows(n, m)
+    assert abs(S.size - rows) <= n_classes
+    assert V.size == min(n - S.size, VALIDATION_FACTOR * rows) or abs(
+        V.size - VALIDATION_FACTOR * rows) <= n_classes
     assert np.intersect1d(S, V).size == 0
     assert set(np.unique(y[S])) == set(range(n_classes))
     for part in (S, V):   # class shares within a row or two per class of the data's
@@ -188,17 +199,21 @@ def test_span_memory_rows_is_the_largest_subsample_whose_span_memory_fits_half_t
     assert span_memory_rows(0.5) == MIN_MEMORY_ROWS
 
 
-def test_a_small_cache_makes_the_searches_use_a_subsample():
-    """With cache_size=5 MB the span search's memory caps the search rows at MIN_MEMORY_ROWS:
-    2,100 rows are tuned on 1,000 of them and validated on the other 1,100, although
-    tune_subsample (5,000) alone would use every row."""
+def test_a_small_cache_makes_the_searches_use_a_smaller_subsample():
+    """With cache_size=5 MB the span search's memory caps m at MIN_MEMORY_ROWS: 2,100 rows are
+    searched on search_rows(2100, 1000) = 525 of them and validated on the other 1,575, where
+    tune_subsample (5,000) alone searches one half."""
     MIN_MEMORY_ROWS = DEFAULT_CONFIG.min_memory_rows
 
     X, y = make_classification(n_samples=2100, n_features=5, random_state=2)
     assert BoundSVC(tune_subsample=5000).fit(X[:300], y[:300]).search_.subsample is None
     clf = BoundSVC(cache_size=5, tune_subsample=5000).fit(X, y)
-    assert clf.search_.subsample == {"search": MIN_MEMORY_ROWS, "validation": 1100, "of": 2100}
+    rows = search_rows(2100, MIN_MEMORY_ROWS)
+    sub = clf.search_.subsample
+    assert rows == 525 and abs(sub["search"] - rows) <= 2
+    assert sub["search"] + sub["validation"] == sub["of"] == 2100
     assert clf.support_vectors_.shape[1] == 5 and clf.score(X, y) > 0.8
+    assert abs(BoundSVC(tune_subsample=5000).fit(X, y).search_.subsample["search"] - 1050) <= 2
     # tune_subsample=None: every row, whatever the memory
     from svmbound.strategy import tuning_rows as rows_of
 

@@ -15,8 +15,9 @@
    isotropic minimum by L-BFGS-B on that bound; where the bound fell by 40 % or more its
    minimum is validated on the same folds and taken only when it beats the pick by a margin.
    The chosen model is trained on every row at LIBSVM's 1e-3.
-5. **Large data** (:mod:`.rows`): on more than 2·``tune_subsample`` rows, steps 2–4 run on a
-   stratified subsample and a hold-out error on other rows picks.
+5. **Large data** (:mod:`.rows`): from ``half_split_rows`` (2,000) rows, steps 2–4 run on a
+   stratified subsample (half the rows up to ``tune_subsample``, at most that) and a hold-out
+   error on other rows picks.
 
 Every setting is a field of :class:`StrategyConfig` (:mod:`.config`); why each default has
 its value: ``docs/decisions.md``. Measured accuracy and speed against the peers:
@@ -27,11 +28,12 @@ from .candidates import (candidate_points, check_validation_classes, cv_key, los
                          next_usable_candidate, single_sample_classes, validation_problems)
 from .ard import ard_reason
 from .config import DEFAULT_CONFIG, ISOTROPIC_CONFIG, SVR_CONFIG, StrategyConfig
-from .rows import span_memory_rows, tuning_rows
+from .rows import search_rows, span_memory_rows, stratified_pick, tuning_rows
 from .start import auto_box_and_start, scale_log_sigma2
 from .tune import evaluation_budget, tune_auto
 
 __all__ = ["StrategyConfig", "DEFAULT_CONFIG", "ISOTROPIC_CONFIG", "SVR_CONFIG", "ard_reason",
-           "tune_auto", "evaluation_budget", "auto_box_and_start", "scale_log_sigma2", "candidate_points", "loss_steps", "cv_key",
-           "next_usable_candidate", "validation_problems", "single_sample_classes",
-           "check_validation_classes", "span_memory_rows", "tuning_rows"]
+           "tune_auto", "evaluation_budget", "auto_box_and_start", "scale_log_sigma2",
+           "candidate_points", "loss_steps", "cv_key", "next_usable_candidate",
+           "validation_problems", "single_sample_classes", "check_validation_classes",
+           "span_memory_rows", "search_rows", "stratified_pick", "tuning_rows"]

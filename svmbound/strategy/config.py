@@ -48,8 +48,8 @@ class StrategyConfig:
     overlap_cv: bool = True
     #: on large data, validation rows per subsample row (outside the subsample)
     validation_factor: int = 4
-    #: from this many rows up to twice the subsample, search on one half, validate on the other
-    half_split_rows: int = 6000
+    #: from this many rows the searches use a subsample (``rows.search_rows``), others validate
+    half_split_rows: int = 2000
     #: working memory of one span evaluation with gradient, in m × m doubles (m support vectors)
     span_working_arrays: float = 2.4
     #: the least number of search rows the memory cap leaves
@@ -87,4 +87,5 @@ SVR_CONFIG = StrategyConfig(bounds_by_loss={"l2": ("svr-span",), "l1": ("svr-spa
                             stage_max_fev={"svr-span": 8},
                             neighbour_steps={"l2": {"svr-span": ((2.0, 0.0),)}, "l1": {}},
                             coef_quantiles={"l1": (50.0, 90.0, 100.0)},
-                            validation_criterion="svr-cv", ard_max_fev=0)
+                            validation_criterion="svr-cv", ard_max_fev=0,
+                            half_split_rows=6000)

@@ -1,11 +1,14 @@
-"""Step 5 of the default strategy: on large data, the rows the searches and the validation use.
+"""Step 5 of the default strategy: from a few thousand rows, the rows the searches and the
+validation use.
 
-On more than 2·m rows the bound searches run on a stratified subsample S of m rows and the
-candidates are validated on up to ``validation_factor``·m other rows V (a hold-out error);
-m = min(``tune_subsample``, :func:`span_memory_rows`), the most rows on which one span-bound
-evaluation fits in half of the cache budget. Between ``half_split_rows`` and 2·m rows, S and V
-are the two halves of the data (issue 32: there the searches on every row cost 25–50 SVC fits,
-the most of any size). Only the final model sees every row.
+From ``half_split_rows`` rows (or on more than 2·m) the bound searches run on a stratified
+subsample S and the candidates are validated on up to ``validation_factor``·|S| other rows V (a
+hold-out error); only the final model sees every row. With m = min(``tune_subsample``,
+:func:`span_memory_rows`), the most rows on which one span-bound evaluation fits in half of the
+cache budget, S has :func:`search_rows` = min(n/2, m, max(m/2, n/4)) rows: one half of the data
+up to m rows (V the other half), m/2 up to 2m, a quarter up to 4m, m beyond — so that the
+searches, whose cost grows like |S|² or faster, cost a few trainings on every row at every n
+(issue 32: with every row searched they cost 25–50 SVC fits from 2,000 to 10,000 rows).
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from sklearn.utils import check_random_state
 from ..solvers.qp import cache_megabytes
 from .config import DEFAULT_CONFIG, StrategyConfig
 
-__all__ = ["span_memory_rows", "tuning_rows", "take_rows", "stratified_pick"]
+__all__ = ["span_memory_rows", "search_rows", "tuning_rows", "take_rows",
+           "stratified_pick"]
 
 
 def span_memory_rows(cache_size, config: StrategyConfig = DEFAULT_CONFIG) -> int:
@@ -44,25 +48,30 @@ def stratified_pick(rng, y, rows, m: int) -> np.ndarray:
     return np.sort(np.concatenate(picked))
 
 
+def search_rows(n: int, m: int) -> int:
+    """|S|, the rows the searches use of n (module docstring): min(n/2, m, max(m/2, n/4)),
+    continuous and non-decreasing in n."""
+    return min(n // 2, m, max(m // 2, n // 4))
+
+
 def tuning_rows(y, subsample: int | None, random_state=None,
                 config: StrategyConfig = DEFAULT_CONFIG):
     """(S, V): the rows the bound searches use and the rows that validate the candidates, or
-    None when every row is used (``subsample`` None, or n ≤ max(2·subsample,
-    ``config.half_split_rows``)).
+    None when every row is used (``subsample`` None, or n < ``config.half_split_rows`` and
+    n ≤ 2·subsample).
 
-    S: m = ``subsample`` rows (n // 2 when n ≤ 2·subsample) drawn at random within each class in
-    proportion (stratified, every class present); V: up to ``validation_factor``·m of the other
-    rows, drawn the same way. Both sorted; ``random_state`` fixes the draw (None: 0, as the CV
-    folds)."""
+    S: :func:`search_rows` (n, ``subsample``) rows drawn at random within each class in
+    proportion (stratified, every class present); V: up to ``validation_factor``·|S| of the
+    other rows, drawn the same way. Both sorted; ``random_state`` fixes the draw (None: 0, as the
+    CV folds)."""
     y = np.asarray(y)
     n = y.size
     if subsample is None:
         return None
     m = int(subsample)
-    if n <= 2 * m:
-        if n <= config.half_split_rows:
-            return None
-        m = n // 2                      # the two halves (module docstring)
+    if n <= 2 * m and n < config.half_split_rows:
+        return None
+    m = search_rows(n, m)
     rng = check_random_state(0 if random_state is None else random_state)
     every = np.arange(n)
     S = stratified_pick(rng, y, every, m)
