@@ -58,10 +58,9 @@ class BoundSVR(RegressorMixin, BoundSVMBase):
     n_folds : folds of the CV that picks among the candidates (KFold, shuffled with
         ``random_state``).
     tune_subsample : int or None (default 3000)
-        On more than 2·tune_subsample rows the search runs on a random subsample (drawn within
-        quantile bins of the targets) of min(m, max(m/2, n/4)) rows, m = tune_subsample, and
-        the candidates are compared on up to 4 times that many other rows; the final SVR is
-        trained on every row.
+        On more than 2·tune_subsample rows the search runs on a random subsample of that many
+        rows (drawn within quantile bins of the targets) and the candidates are compared on up
+        to 4·tune_subsample other rows; the final SVR is trained on every row.
 
     Attributes
     ----------

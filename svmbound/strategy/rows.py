@@ -5,10 +5,9 @@ From ``half_split_rows`` rows (or on more than 2·m) the bound searches run on a
 subsample S and the candidates are validated on up to ``validation_factor``·|S| other rows V (a
 hold-out error); only the final model sees every row. With m = min(``tune_subsample``,
 :func:`span_memory_rows`), the most rows on which one span-bound evaluation fits in half of the
-cache budget, S has :func:`search_rows` = min(n/2, m, max(m/2, n/4)) rows: one half of the data
-up to m rows (V the other half), m/2 up to 2m, a quarter up to 4m, m beyond — so that the
-searches, whose cost grows like |S|² or faster, cost a few trainings on every row at every n
-(issue 32: with every row searched they cost 25–50 SVC fits from 2,000 to 10,000 rows).
+cache budget, S has :func:`search_rows` = min(n/2, m) rows: one half of the data up to 2m rows
+(V the other half), m beyond (issue 32: with every row searched the searches cost 25–50 SVC fits
+from 2,000 to 10,000 rows).
 """
 
 from __future__ import annotations
@@ -49,9 +48,8 @@ def stratified_pick(rng, y, rows, m: int) -> np.ndarray:
 
 
 def search_rows(n: int, m: int) -> int:
-    """|S|, the rows the searches use of n (module docstring): min(n/2, m, max(m/2, n/4)),
-    continuous and non-decreasing in n."""
-    return min(n // 2, m, max(m // 2, n // 4))
+    """|S|, the rows the searches use of n (module docstring): min(n/2, m)."""
+    return min(n // 2, m)
 
 
 def tuning_rows(y, subsample: int | None, random_state=None,
