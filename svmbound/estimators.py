@@ -57,7 +57,8 @@ class BoundSVC(ClassifierMixin, BoundSVMBase):
         span bound and on the radius–margin bound of the loss; their minima and, with C·e²,
         the radius–margin minimum (L2) or the span minimum (L1) are candidates (the start only
         when none beats the majority class), and the one with the smallest ``n_folds``-fold CV error
-        wins (from 2,000 rows: searches on a subsample, a hold-out error picks): a bound's minimum alone can be far off (BENCHMARKS.md). With a non-gradient search 'auto' means
+        wins (from 2,000 rows: searches on a subsample, a hold-out error picks): a bound's
+        minimum alone can be far off (BENCHMARKS.md). With a non-gradient search 'auto' means
         'radius-margin'. Or 'radius-margin' (the radius–margin bound of the loss alone, Chung)
         or any name of ``svmbound.criteria.CRITERIA``, minimised by ``search``.
     kernel : 'rbf' | 'linear' | 'poly' | 'ard' | 'ard-poly'
@@ -99,9 +100,10 @@ class BoundSVC(ClassifierMixin, BoundSVMBase):
         bound searches run on a stratified random subsample (``random_state``) of min(n/2, m)
         rows, m = tune_subsample, and the candidates are compared by their hold-out error on
         up to 4 times that many other rows (the other half up to 2m rows) instead of the
-        k-fold CV; the final SVM is trained on every row. m is smaller where the span bound's working memory on m rows (about 2.4·8·m²
-        bytes) would not fit in half of ``cache_size``: at SVC's 200 MB, 2,336 rows; with
-        "auto" on a machine of 16 GB or more, 10,575 (``svmbound.strategy.span_memory_rows``).
+        k-fold CV; the final SVM is trained on every row. m is smaller where the span bound's
+        working memory on m rows (about 2.4·8·m² bytes) would not fit in half of
+        ``cache_size``: at SVC's 200 MB, 2,336 rows; with "auto" on a machine of 16 GB or more,
+        10,575 (``svmbound.strategy.span_memory_rows``).
         None: always every row, whatever the memory (``docs/decisions.md``).
     strategy_config : ``svmbound.strategy.StrategyConfig`` or None
         The default strategy's settings (None: ``DEFAULT_CONFIG``); ``ISOTROPIC_CONFIG`` leaves
