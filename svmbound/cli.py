@@ -85,12 +85,12 @@ def _add_tune_options(p):
                         "pairs; -1: every core (default 1). The result is the same for any N")
     p.add_argument("--tune-subsample", type=_subsample_arg, default=_DEFAULT_SUBSAMPLE,
                    metavar="M",
-                   help="criterion auto on more than 2*M rows: search on a stratified sample of "
-                        "M rows, pick by the hold-out error on up to 4*M others, train the final "
-                        "SVM on all rows (from 6001 rows up to 2*M: one half searched, the "
-                        "other validating; default 5000, fewer where the span bound's memory "
-                        "would not fit in half the cache; with --svr 3000, sampled within "
-                        "quantile bins of the targets; 'all': always use every row)")
+                   help="criterion auto from 2000 rows: search on a stratified half of the rows, "
+                        "at most M, pick by the hold-out error on up to 4*M others (the other "
+                        "half up to 2*M rows), train the final SVM on all rows (default 5000, "
+                        "fewer where the span bound's memory would not fit in half the cache; "
+                        "with --svr 3000, on more than 2*M rows only, sampled within quantile "
+                        "bins of the targets; 'all': always use every row)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plot", metavar="FILE.png", help="contour map of the criterion with the path")
     p.add_argument("--plot-scales", metavar="FILE.png",
