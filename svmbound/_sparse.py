@@ -37,6 +37,12 @@ def issparse(X) -> bool:
     return sp.issparse(X)
 
 
+def entries_per_row(X) -> float:
+    """The entries a row of X holds: its stored values per row (nnz / n) for sparse X, the
+    number of columns for dense X — what one kernel value costs."""
+    return X.nnz / max(X.shape[0], 1) if issparse(X) else X.shape[1]
+
+
 def reject_sparse(X, what: str) -> None:
     """A ValueError naming ``what`` when X is sparse (a feature that needs dense data)."""
     if issparse(X):

@@ -57,7 +57,7 @@ import numpy as np
 
 from sklearn.base import clone
 
-from ._sparse import issparse
+from ._sparse import entries_per_row
 from .checks import ModelWarning, model_problems
 from .criteria.pairs import _parallel
 from .kernels import Kernel, _row_blocks
@@ -115,8 +115,7 @@ def pair_threads(X, y_idx, n_classes: int) -> int | None:
     counts = np.bincount(y_idx, minlength=n_classes).astype(float)
     i, j = np.triu_indices(n_classes, k=1)
     rows = float(np.median(counts[i] + counts[j]))
-    per_row = X.nnz / max(X.shape[0], 1) if issparse(X) else X.shape[1]
-    return 1 if rows * rows * max(per_row, 1.0) < PAIR_THREADS_MIN_WORK else None
+    return 1 if rows * rows * max(entries_per_row(X), 1.0) < PAIR_THREADS_MIN_WORK else None
 
 
 def train_pairs(X, subsets, kernel, C, *, loss, tol, cache_size, n_jobs=None, prevs=None,

@@ -16,7 +16,7 @@ import numpy as np
 from numba import config as numba_config
 from numba import set_num_threads as numba_set_num_threads
 
-from .._sparse import issparse, numba_data, sq_norms
+from .._sparse import entries_per_row, issparse, numba_data, sq_norms
 from ..exceptions import ConvergenceWarning
 from ..kernels import Kernel, _row_blocks, column_mean
 from ._rows import CHUNKED_ROWS_MIN, PRECOMPUTED, RBF, _probe_parallel
@@ -524,7 +524,7 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
             float(scale), shift, check_positive_tol(tol))
     buf = cache_buffer(n, cache_mb)
     if d_eff is None:
-        d_eff = X_kernel.nnz / max(n, 1)
+        d_eff = entries_per_row(X_kernel)
     flag = current_flag()
     if flag is None:     # a flag of its own, registered for request_stop() while it runs
         with StopFlag() as flag:
