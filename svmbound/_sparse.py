@@ -209,7 +209,9 @@ def column_variance_sum(X) -> float:
 
 
 def entry_variance(X) -> float:
-    """Variance of all n·d entries of a CSR matrix (``X.var()`` of the dense matrix)."""
+    """Variance of all n·d entries of X (``X.var()``; of the dense matrix for CSR X)."""
+    if not issparse(X):
+        return float(np.asarray(X).var())
     N = float(X.shape[0]) * X.shape[1]
     m = X.data.sum() / N
     return float(max((X.data @ X.data) / N - m * m, 0.0))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._sparse import entry_variance, issparse
+from .._sparse import entry_variance
 from .._validation import check_data_scale
 from ..kernels import is_rbf_params
 from ..search.box import DEFAULT_BOUNDS, DEFAULT_START, box_and_start, clip_into_bounds, default_for
@@ -27,11 +27,7 @@ def scale_log_sigma2(X) -> float:
     the values are too large or too small for it to be computed
     (``_validation.check_data_scale``)."""
     check_data_scale(X)
-    if issparse(X):
-        var = entry_variance(X)
-    else:
-        X = np.asarray(X)
-        var = float(X.var())
+    var = entry_variance(X)
     if not np.isfinite(var) or var <= 0.0:
         raise ValueError("X has zero variance (every value is the same): no kernel can tell the "
                          "rows apart, there is nothing to tune")
