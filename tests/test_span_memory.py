@@ -13,7 +13,7 @@ from scipy.spatial.distance import cdist
 from sklearn.datasets import make_classification
 from sklearn.preprocessing import StandardScaler
 
-import svmbound.criteria.span as span_mod
+import svmbound.kernels.derivatives as derivatives_mod
 import svmbound.criteria.span_algebra as algebra_mod
 from svmbound.criteria.span import SpanBound
 from svmbound.kernels import PolynomialKernel, RBFKernel
@@ -73,7 +73,7 @@ def test_span_bound_equals_the_dense_formulas(data, monkeypatch, case, block):
     """Value and gradient to ~1e-10 of the dense reference; with 7-row blocks every blocked
     loop (bordered inverse, diag P, symmetrisation, ∂K/∂θ) runs over many uneven blocks;
     "rbf-lu": the Cholesky inverse refused, the LU fallback's SV block (a strided view) used."""
-    monkeypatch.setattr(span_mod, "_BLOCK", block)
+    monkeypatch.setattr(derivatives_mod, "BLOCK_ROWS", block)
     monkeypatch.setattr(algebra_mod, "_BLOCK", block)
     X, y = data
     kernel, eta, A, B, theta = RBFKernel(), 0.1, 5.0, 0.0, np.array([1.0, 0.5])

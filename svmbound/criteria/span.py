@@ -53,11 +53,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-from .._sparse import dots, issparse, sq_norms
-from ..kernels import LinearKernel, PolynomialKernel, RBFKernel, _right, column_mean
+from ..kernels.derivatives import derivative_contraction
 from .base import Criterion
 from .radius_margin import RadiusMarginL2
-from .span_algebra import (_BLOCK, HyperplaneSolver, polish_alpha_b, span_squared,
+from .span_algebra import (HyperplaneSolver, polish_alpha_b, span_squared,
                            span_sum_adjoint, span_weight_matrix)
 
 
@@ -74,72 +73,6 @@ def _check_finite_positive(value, name):
     if not np.isfinite(v) or v <= 0:
         raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
     return v
-
-
-def _rbf_log_sigma2_derivative(d2, kernel) -> np.ndarray:
-    """∂K/∂ln σ² = exp(−γD²) ∘ D²/(2σ²) from the squared distances D², in D²'s memory plus one
-    n × n array."""
-    E = np.multiply(d2, -kernel.gamma)
-    np.exp(E, out=E)
-    E *= d2
-    E /= 2.0 * kernel.sigma2
-    return E
-
-
-def _kernel_derivative_blocks(kernel, X, step: int | None = None):
-    """Yield (rows, [∂K(X[rows], X)/∂θ_k for every kernel parameter k]) over row blocks of X.
-
-    RBF: ∂K/∂ln σ² = K ∘ D² / (2σ²) (D² the squared distances, dense rows centred on their
-    mean first: translation invariant, fewer digits lost); polynomial: ∂K/∂c =
-    d (⟨x, z⟩ + c)^(d−1); kernels without parameters (linear, precomputed): nothing is yielded.
-    Any other kernel raises NotImplementedError. One block of ``step`` rows (default
-    ``_BLOCK``) at a time, so that a caller contracting with a weight matrix never holds an
-    n × n derivative matrix (the RBF block costs two block-sized arrays: D² and the result).
-    """
-    step = _BLOCK if step is None else step
-    kind = type(kernel)
-    if kind is LinearKernel or len(kernel.param_names) == 0:
-        return
-    if kind not in (RBFKernel, PolynomialKernel):
-        raise NotImplementedError(
-            f"the span-bound gradient needs the explicit matrix dK/dtheta, which is implemented "
-            f"for the rbf, poly and linear kernels only, not for kernel {kernel.name!r} "
-            f"({type(kernel).__name__})")
-    if issparse(X):                       # CSR: not centred (see ``RBFKernel.block``)
-        Zr = _right(X)
-        sq = sq_norms(X) if kind is RBFKernel else None
-
-        def dot(rows):
-            return dots(X[rows], Zr)
-    else:
-        if kind is RBFKernel:
-            X = X - column_mean(X)
-            sq = np.einsum("ij,ij->i", X, X)
-
-        def dot(rows):
-            return X[rows] @ X.T
-    for i0 in range(0, X.shape[0], step):
-        rows = slice(i0, min(i0 + step, X.shape[0]))
-        if kind is RBFKernel:
-            d2 = dot(rows)
-            d2 *= -2.0
-            d2 += sq[rows, None]
-            d2 += sq[None, :]
-            np.maximum(d2, 0.0, out=d2)
-            yield rows, [_rbf_log_sigma2_derivative(d2, kernel)]
-        else:
-            yield rows, [kernel.degree * (dot(rows) + kernel.coef0) ** (kernel.degree - 1)]
-
-
-def _kernel_derivative_contraction(kernel, X, W, step: int | None = None) -> np.ndarray:
-    """c_k = Σ_ij W_ij ∂K(x_i, x_j)/∂θ_k for every kernel parameter k — the kernel part of the
-    span-bound gradient — accumulated over row blocks of ∂K (``_kernel_derivative_blocks``):
-    memory W plus two blocks, instead of two more n × n arrays for ∂K and D²."""
-    c = np.zeros(len(kernel.param_names))
-    for rows, dKs in _kernel_derivative_blocks(kernel, X, step):
-        for k, dK in enumerate(dKs):
-            c[k] += float(np.vdot(W[rows], dK))
-    return c
 
 
 # --------------------------------------------------------------------------------------------
@@ -252,7 +185,7 @@ class SpanBound(_L2SVEstimate):
     def _compute(self, C, kernel, need_grad):
         # Memory, in n_SV × n_SV arrays of doubles (traced peak of one evaluation: 2.1 at
         # n_SV = 3,350, 2.4 at 1,000; it was 4.05): at most two are alive at once, plus row
-        # blocks of _BLOCK rows —
+        # blocks of BLOCK_ROWS rows —
         #   K̃_SV + the hyperplane factor (``_sv_problem``)
         #   → B, the SV block of (M̃ + D)⁻¹, made in K̃_SV's memory, + the factor
         #   → diag(P) from B in row blocks, u = H⁻¹(g, 0), the factor released: B alone
@@ -301,7 +234,7 @@ class SpanBound(_L2SVEstimate):
             # many parameters (ARD): Σ_ij W_ij ∂K_ij/∂θ_k by BLAS contractions, no d×n×n array
             grad[1:] = kernel.contract_matrix(Xsv, W)
         else:
-            grad[1:] = _kernel_derivative_contraction(kernel, Xsv, W)
+            grad[1:] = derivative_contraction(kernel, Xsv, W)
         return value, grad, info
 
 

@@ -16,14 +16,12 @@ import numpy as np
 
 from .._lapack import (mirror_upper, potrf_upper, potri_upper, potrs_upper, symmetrize,
                        syrk_upper)
+from ..kernels.derivatives import BLOCK_ROWS as _BLOCK   # rows per in-place block update
 
 __all__ = ["span_squared", "HyperplaneSolver", "hyperplane_system", "polish_alpha_b",
            "alpha_b_adjoint", "span_sum_adjoint", "span_weight_matrix"]
 
 
-#: Rows per block of the in-place n × n updates below (bounded temporaries: a block of
-#: _BLOCK × n doubles is 1/4 of an n × n array at n = 1,000 SVs, 1/13 at n = 3,350).
-_BLOCK = 256
 
 
 def _c_ordered(M):

@@ -42,7 +42,7 @@ from ..solvers.svr import SVRSolution, solve_svr_dual, svr_predict
 from .base import Criterion, _kernel_key
 from .radius_margin import shifted_radius
 from .reference import check_folds
-from .span import _kernel_derivative_contraction
+from ..kernels.derivatives import derivative_contraction
 from .span_algebra import (HyperplaneSolver, alpha_b_adjoint, span_squared, span_sum_adjoint,
                            span_weight_matrix)
 
@@ -214,7 +214,7 @@ class SVRSpanBound(_SVRSpan):
         if hasattr(kernel, "contract_matrix"):
             grad[1:-1] = kernel.contract_matrix(Xsv, W)
         else:
-            grad[1:-1] = _kernel_derivative_contraction(kernel, Xsv, W)
+            grad[1:-1] = derivative_contraction(kernel, Xsv, W)
         # ln ε: directly, and through a (H ∂(a, b)/∂ln ε = (−ε·1, 0))
         grad[-1] = (2.0 * eps * (float(np.sum(omega[sv] * res)) + eps * w_out) / n
                     - eps * float(np.sum(u)))

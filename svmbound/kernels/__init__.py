@@ -4,7 +4,9 @@
   (Chung §1, DESIGN.md §2), rows and blocks from dense or CSR data;
 * :mod:`.ard` — the RBF and scaled polynomial kernels with one ln σ_k² per feature or group
   (Chapelle §7.3, §8);
-* :mod:`.choice` — the kernel a search starts from, by the estimators' ``kernel`` name.
+* :mod:`.choice` — the kernel a search starts from, by the estimators' ``kernel`` name;
+* :mod:`.derivatives` — ∂K/∂θ_k in row blocks and its contraction with a weight matrix (the
+  span bound's gradient), dense or CSR.
 """
 
 from .ard import ARDRBFKernel, ScaledPolynomialKernel, check_groups, tile_groups
