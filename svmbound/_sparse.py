@@ -43,6 +43,21 @@ def entries_per_row(X) -> float:
     return X.nnz / max(X.shape[0], 1) if issparse(X) else X.shape[1]
 
 
+def c_contiguous(X):
+    """X itself when sparse, else X as a C-contiguous array (the kernels' row layout)."""
+    return X if issparse(X) else np.ascontiguousarray(X)
+
+
+def stack_rows(*blocks):
+    """The rows of ``blocks`` one under the other: CSR when any of them is sparse, else a dense
+    array."""
+    if any(issparse(B) for B in blocks):
+        import scipy.sparse as sp
+
+        return sp.vstack([sp.csr_matrix(B) for B in blocks], format="csr")
+    return np.vstack(blocks)
+
+
 def reject_sparse(X, what: str) -> None:
     """A ValueError naming ``what`` when X is sparse (a feature that needs dense data)."""
     if issparse(X):

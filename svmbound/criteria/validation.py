@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-from .._sparse import issparse
+from .._sparse import c_contiguous, stack_rows
 from .._validation import check_pm1, check_X
 from .._weights import check_weights
 from ..solvers import decision_function
@@ -148,7 +148,7 @@ class _HeldOutCriterion(Criterion):
         self.validation_fraction = validation_fraction
         self.random_state = random_state
         super().__init__(X, y, kernel, weights=weights, **kw)
-        self.X_val = X_val if issparse(X_val) else np.ascontiguousarray(X_val)
+        self.X_val = c_contiguous(X_val)
         self.y_val = np.ascontiguousarray(y_val)
         #: weights of the validation points (None: ones)
         self.w_val = w_val
@@ -258,12 +258,7 @@ class SmoothedValidationError(_HeldOutCriterion):
         grad = np.empty(self.n_params)
         grad[0] = float(u @ self.over_w(a, sv)) / C    # ∂K̃/∂ln C = −diag(1/C_i); cross K has none
         nv, ns = self.y_val.size, sv.size
-        if issparse(self.X_val) or issparse(Xsv):
-            import scipy.sparse as sp
-
-            Z = sp.vstack([sp.csr_matrix(self.X_val), sp.csr_matrix(Xsv)], format="csr")
-        else:
-            Z = np.vstack([self.X_val, Xsv])
+        Z = stack_rows(self.X_val, Xsv)
         cross = kernel.contract(Z, np.r_[c, np.zeros(ns)], np.r_[np.zeros(nv), a * ysv])
         held = kernel.contract(Xsv, u * ysv, a * ysv)
         grad[1:] = cross - held

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._sparse import issparse
+from .._sparse import stack_rows
 from .._validation import check_positive
 from .._weights import check_weights
 from ..kernels import Kernel, check_kernel
@@ -91,11 +91,7 @@ class SVRSolution:
 
 def _stacked(X):
     """The rows of X twice (dense or CSR): the 2l variables' rows."""
-    if issparse(X):
-        import scipy.sparse as sp
-
-        return sp.vstack([X, X], format="csr")
-    return np.concatenate([X, X])
+    return stack_rows(X, X)
 
 
 def solve_svr_dual(X, z, kernel: Kernel, C: float, epsilon: float, *, loss: str = "l1",
