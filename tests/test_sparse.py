@@ -293,3 +293,23 @@ def test_prediction_with_empty_columns_allocates_nothing_per_column():
         tracemalloc.stop()
     assert peak < 50 * 2**20
     np.testing.assert_array_equal(f, ref)
+
+
+def test_row_helpers_give_the_same_rows_and_costs_dense_or_csr():
+    """``_sparse.stack_rows`` stacks dense and CSR blocks (CSR when any is sparse) row for row;
+    ``entries_per_row`` is the columns of dense X and the stored values per row of CSR X;
+    ``entry_variance`` is ``X.var()`` of the dense matrix either way."""
+    from svmbound._sparse import c_contiguous, entries_per_row, entry_variance, stack_rows
+
+    rng = np.random.RandomState(0)
+    A = np.where(rng.rand(4, 5) > 0.6, rng.randn(4, 5), 0.0)
+    B = sp.csr_matrix(np.where(rng.rand(3, 5) > 0.6, rng.randn(3, 5), 0.0))
+    mixed = stack_rows(A, B)
+    assert sp.issparse(mixed) and mixed.format == "csr"
+    np.testing.assert_array_equal(mixed.toarray(), np.vstack([A, B.toarray()]))
+    dense = stack_rows(A, A)
+    assert isinstance(dense, np.ndarray) and np.array_equal(dense, np.vstack([A, A]))
+    assert entries_per_row(A) == 5 and entries_per_row(B) == B.nnz / 3
+    assert entry_variance(A) == float(A.var())
+    assert entry_variance(sp.csr_matrix(A)) == pytest.approx(A.var(), rel=1e-12)
+    assert c_contiguous(B) is B and c_contiguous(A.T).flags["C_CONTIGUOUS"]
