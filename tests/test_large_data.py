@@ -212,3 +212,26 @@ def test_a_small_cache_makes_the_searches_use_a_smaller_subsample():
     from svmbound.strategy import tuning_rows as rows_of
 
     assert rows_of(y, None, 0) is None
+
+
+def test_a_rare_class_keeps_every_row_up_to_twice_the_subsample():
+    """From ``half_split_rows`` rows the halves are used only when every class has at least
+    ``half_split_min_class`` rows: 2 positives of 2,400 would all be searched and none left to
+    validate on, so the k-fold CV on every row picks; on more than 2·subsample rows the
+    subsample stays (its memory)."""
+    k = DEFAULT_CONFIG.half_split_min_class
+    y = np.zeros(2400, int)
+    y[:k - 1] = 1
+    assert tuning_rows(y, 5000, 0) is None
+    y[:k] = 1
+    S, V = tuning_rows(y, 5000, 0)
+    assert y[V].sum() >= k // 2 - 1 and y[S].sum() + y[V].sum() == k
+    y = np.zeros(12000, int)
+    y[:2] = 1
+    assert abs(tuning_rows(y, 5000, 0)[0].size - 5000) <= 2
+    X, yy = make_classification(n_samples=2400, n_features=5, random_state=0)
+    yy = np.zeros(2400, int)
+    yy[:2] = 1
+    X[:2] += 3
+    est = BoundSVC(random_state=0, n_jobs=2).fit(X, yy)
+    assert est.search_.subsample is None and "fold CV" in est.search_.message

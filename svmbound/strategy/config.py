@@ -50,6 +50,8 @@ class StrategyConfig:
     validation_factor: int = 4
     #: from this many rows the searches use a subsample (``rows.search_rows``), others validate
     half_split_rows: int = 2000
+    #: up to 2·``tune_subsample`` rows, the subsample only when every class has this many rows
+    half_split_min_class: int = 20
     #: working memory of one span evaluation with gradient, in m × m doubles (m support vectors)
     span_working_arrays: float = 2.4
     #: the least number of search rows the memory cap leaves

@@ -55,8 +55,9 @@ def search_rows(n: int, m: int) -> int:
 def tuning_rows(y, subsample: int | None, random_state=None,
                 config: StrategyConfig = DEFAULT_CONFIG):
     """(S, V): the rows the bound searches use and the rows that validate the candidates, or
-    None when every row is used (``subsample`` None, or n < ``config.half_split_rows`` and
-    n ≤ 2·subsample).
+    None when every row is used (``subsample`` None, or n ≤ 2·subsample and either n <
+    ``config.half_split_rows`` or a class of ``y`` has fewer than ``config.half_split_min_class``
+    rows: its half would be too few to validate on, the k-fold CV uses every one).
 
     S: :func:`search_rows` (n, ``subsample``) rows drawn at random within each class in
     proportion (stratified, every class present); V: up to ``validation_factor``·|S| of the
@@ -67,7 +68,8 @@ def tuning_rows(y, subsample: int | None, random_state=None,
     if subsample is None:
         return None
     m = int(subsample)
-    if n <= 2 * m and n < config.half_split_rows:
+    if n <= 2 * m and (n < config.half_split_rows
+                       or np.unique(y, return_counts=True)[1].min() < config.half_split_min_class):
         return None
     m = search_rows(n, m)
     rng = check_random_state(0 if random_state is None else random_state)
