@@ -69,14 +69,10 @@ def run_peer(method, X, y, jobs):
     from sklearn.model_selection import GridSearchCV, RandomizedSearchCV, StratifiedKFold
     from sklearn.svm import SVC
 
-    from sklearn.utils import check_random_state
+    from svmbound.strategy import tuning_rows
 
-    from svmbound.strategy import stratified_pick
-
-    # what such a user runs: every row up to 10,000, else a stratified 5,000 (on ijcnn1 and a9a
-    # whole the rows our searches use: ``strategy.tuning_rows``' first draw)
-    every = np.arange(y.size)
-    S = every if y.size <= 10000 else stratified_pick(check_random_state(0), y, every, 5000)
+    # what such a user runs: every row up to 10,000, else the 5,000 rows our searches use there
+    S = np.arange(y.size) if y.size <= 10000 else tuning_rows(y, 5000, 0)[0]
     cv = StratifiedKFold(5, shuffle=True, random_state=0)
     t = time.perf_counter()
     if method == "grid-sub":

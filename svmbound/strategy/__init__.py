@@ -28,7 +28,7 @@ from .candidates import (candidate_points, check_validation_classes, cv_key, los
                          next_usable_candidate, single_sample_classes, validation_problems)
 from .ard import ard_reason
 from .config import DEFAULT_CONFIG, ISOTROPIC_CONFIG, SVR_CONFIG, StrategyConfig
-from .rows import search_rows, span_memory_rows, stratified_pick, tuning_rows
+from .rows import search_rows, span_memory_rows, tuning_rows
 from .start import auto_box_and_start, scale_log_sigma2
 from .tune import evaluation_budget, tune_auto
 
@@ -36,4 +36,4 @@ __all__ = ["StrategyConfig", "DEFAULT_CONFIG", "ISOTROPIC_CONFIG", "SVR_CONFIG",
            "tune_auto", "evaluation_budget", "auto_box_and_start", "scale_log_sigma2",
            "candidate_points", "loss_steps", "cv_key", "next_usable_candidate",
            "validation_problems", "single_sample_classes", "check_validation_classes",
-           "span_memory_rows", "search_rows", "stratified_pick", "tuning_rows"]
+           "span_memory_rows", "search_rows", "tuning_rows"]

@@ -70,8 +70,7 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     ``config.half_split_rows`` rows or on more than 2·m, step 5 of the module docstring (the
     searches on a stratified subsample of ``rows.search_rows`` rows, a hold-out validation);
     ``result.subsample`` then gives the rows used ({"search": |S|, "validation": |V|, "of":
-    n}), else None. ``subsample`` None: every row,
-    whatever the memory. ``held_out``: also ``result.held_out``, {candidate source: the
+    n}), else None. ``subsample`` None: every row, whatever the memory. ``held_out``: also ``result.held_out``, {candidate source: the
     validation's out-of-fold decision values there (``held_out_values``) or None}, for
     probability estimates without another training (popped by the estimator).
     ``strata``: what the subsample and hold-out rows are drawn within (default ``y_pm``, the
@@ -276,18 +275,21 @@ def _run_searches(search, names, cv, own_candidates, n_jobs, sequential, config,
     def then(i, out):
         pieces[i] = cv.pieces([theta for _, theta in own_candidates(names[i], out[1].x,
                                                                     out[4])], rank=i)
-        return ([partial(follow[1], out[1])] if i == follow_at else []) + pieces[i]
+        first = [partial(follow[1], out[1])] if i == follow_at else []
+        return first + [partial(cv.run_piece, piece) for piece in pieces[i]]
 
-    def run(task):
-        return task() if callable(task) else cv.run_piece(task)
-
-    done, trained = parallel_map_then(search, names, then, run, n_jobs)
+    done, trained = parallel_map_then(search, names, then, _call, n_jobs)
     followed = None
     for i, outs in enumerate(trained):
         if i == follow_at:
             followed, outs = outs[0], outs[1:]
         cv.keep_pieces(pieces[i], outs)
     return done, followed
+
+
+def _call(task):
+    """``task()``: a follow-up task of :func:`_run_searches`."""
+    return task()
 
 
 def _validate(cv, points, weights, path, t0) -> list:
