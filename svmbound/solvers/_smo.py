@@ -24,6 +24,12 @@ at once with ``interrupted = True`` when another thread has set it to a non-zero
 check is one memory read per O(n) iteration: it costs nothing measurable, and a solve stops
 within one iteration (plus at most one kernel row) of the request.
 
+Layout: the passes over the active set read y, G, α, u and Q_tt from copies packed in
+active-set order (``_pack``; position k holds variable act[k]), so that each position costs one
+indirect read (Q_it) instead of six; G of the active variables lives in the packed copy between
+two changes of the active set (shrinking, gradient reconstruction, the end), when it is
+written back (``_unpack``). The same additions in the same order: the same bits.
+
 Kernel rows (``_rows``): from dense features, sparse ones (CSR/CSC arrays) or a kernel
 matrix; for large dense solves in pieces on several threads (issue 32).
 
@@ -83,60 +89,60 @@ def _get_row(i, X, sq, y, code, gamma, coef0, degree, scale, shift,
 
 
 @njit(cache=True, nogil=True)
-def _first(act, lo, hi, y, G, alpha, ub):
-    """(Gmax, i) of WSS 2's first pass over act[lo:hi]: the largest −y_t G_t over the variables
-    that may move up, at its last position (i = −1, Gmax = −inf when none may)."""
+def _first(act, lo, hi, yA, GA, aA, uA):
+    """(Gmax, i) of WSS 2's first pass over positions lo..hi−1 of the active set: the largest
+    −y_t G_t over the variables that may move up, at its last position (i = −1, Gmax = −inf
+    when none may). yA, GA, aA, uA: y, G, α, u in active-set order (``_pack``)."""
     Gmax = -np.inf
     i = -1
     for k in range(lo, hi):
-        t = act[k]
-        if y[t] > 0:
-            if alpha[t] < ub[t] and -G[t] >= Gmax:
-                Gmax = -G[t]
-                i = t
+        if yA[k] > 0:
+            if aA[k] < uA[k] and -GA[k] >= Gmax:
+                Gmax = -GA[k]
+                i = act[k]
         else:
-            if alpha[t] > 0.0 and G[t] >= Gmax:
-                Gmax = G[t]
-                i = t
+            if aA[k] > 0.0 and GA[k] >= Gmax:
+                Gmax = GA[k]
+                i = act[k]
     return Gmax, i
 
 
 @njit(cache=True, nogil=True)
-def _second(act, lo, hi, y, G, alpha, ub, QD, Qi, yi, QDi, Gmax):
-    """(Gmax2, j, min objective decrease) of WSS 2's second pass over act[lo:hi]; j at the last
-    position of the least decrease (−1 when no pair improves)."""
+def _second(act, lo, hi, yA, GA, aA, uA, QDA, Qi, yi, QDi, Gmax):
+    """(Gmax2, j, min objective decrease) of WSS 2's second pass over positions lo..hi−1 of
+    the active set (packed as in ``_first``; Qi indexed by variable); j at the last position of
+    the least decrease (−1 when no pair improves)."""
     Gmax2 = -np.inf
     j = -1
     obj_diff_min = np.inf
     for k in range(lo, hi):
-        t = act[k]
-        if y[t] > 0:
-            if alpha[t] > 0.0:
-                Gt = G[t]
+        if yA[k] > 0:
+            if aA[k] > 0.0:
+                Gt = GA[k]
                 if Gt >= Gmax2:
                     Gmax2 = Gt
                 grad_diff = Gmax + Gt
                 if grad_diff > 0.0:
-                    quad = QDi + QD[t] - 2.0 * yi * Qi[t]
+                    quad = QDi + QDA[k] - 2.0 * yi * Qi[act[k]]
                     if quad <= 0.0:
                         quad = TAU
                     obj_diff = -(grad_diff * grad_diff) / quad
                     if obj_diff <= obj_diff_min:
-                        j = t
+                        j = act[k]
                         obj_diff_min = obj_diff
         else:
-            if alpha[t] < ub[t]:
-                Gt = -G[t]
+            if aA[k] < uA[k]:
+                Gt = -GA[k]
                 if Gt >= Gmax2:
                     Gmax2 = Gt
                 grad_diff = Gmax + Gt
                 if grad_diff > 0.0:
-                    quad = QDi + QD[t] + 2.0 * yi * Qi[t]
+                    quad = QDi + QDA[k] + 2.0 * yi * Qi[act[k]]
                     if quad <= 0.0:
                         quad = TAU
                     obj_diff = -(grad_diff * grad_diff) / quad
                     if obj_diff <= obj_diff_min:
-                        j = t
+                        j = act[k]
                         obj_diff_min = obj_diff
     return Gmax2, j, obj_diff_min
 
@@ -148,18 +154,18 @@ PARALLEL_PASS_MIN = 8192
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _first_parallel(act, m, y, G, alpha, ub, best, where):
+def _first_parallel(act, m, yA, GA, aA, uA, best, where):
     for c in prange(best.shape[0]):
         best[c], where[c] = _first(act, c * PASS_PIECE, min(m, (c + 1) * PASS_PIECE),
-                                   y, G, alpha, ub)
+                                   yA, GA, aA, uA)
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _second_parallel(act, m, y, G, alpha, ub, QD, Qi, yi, QDi, Gmax, best2, where, least):
+def _second_parallel(act, m, yA, GA, aA, uA, QDA, Qi, yi, QDi, Gmax, best2, where, least):
     for c in prange(best2.shape[0]):
         best2[c], where[c], least[c] = _second(act, c * PASS_PIECE,
-                                               min(m, (c + 1) * PASS_PIECE), y, G, alpha, ub,
-                                               QD, Qi, yi, QDi, Gmax)
+                                               min(m, (c + 1) * PASS_PIECE), yA, GA, aA, uA,
+                                               QDA, Qi, yi, QDi, Gmax)
 
 
 @njit(cache=True, nogil=True)
@@ -169,14 +175,14 @@ def _in_pieces(threads, m):
 
 
 @njit(cache=True, nogil=True)
-def _first_pass(act, m, y, G, alpha, ub, threads):
+def _first_pass(act, m, yA, GA, aA, uA, threads):
     """``_first`` over act[:m]: one pass, or its pieces combined in order by its rule (≥)."""
     if not _in_pieces(threads, m):
-        return _first(act, 0, m, y, G, alpha, ub)
+        return _first(act, 0, m, yA, GA, aA, uA)
     n_p = (m + PASS_PIECE - 1) // PASS_PIECE
     best = np.empty(n_p)
     where = np.empty(n_p, dtype=np.int64)
-    _first_parallel(act, m, y, G, alpha, ub, best, where)
+    _first_parallel(act, m, yA, GA, aA, uA, best, where)
     Gmax, i = -np.inf, -1
     for c in range(n_p):
         if where[c] >= 0 and best[c] >= Gmax:
@@ -185,16 +191,16 @@ def _first_pass(act, m, y, G, alpha, ub, threads):
 
 
 @njit(cache=True, nogil=True)
-def _second_pass(act, m, y, G, alpha, ub, QD, Qi, yi, QDi, Gmax, threads):
+def _second_pass(act, m, yA, GA, aA, uA, QDA, Qi, yi, QDi, Gmax, threads):
     """``_second`` over act[:m]: one pass, or its pieces combined in order by its rules (the
     largest Gmax2; the least decrease, ≤)."""
     if not _in_pieces(threads, m):
-        return _second(act, 0, m, y, G, alpha, ub, QD, Qi, yi, QDi, Gmax)
+        return _second(act, 0, m, yA, GA, aA, uA, QDA, Qi, yi, QDi, Gmax)
     n_p = (m + PASS_PIECE - 1) // PASS_PIECE
     best2 = np.empty(n_p)
     where = np.empty(n_p, dtype=np.int64)
     least = np.empty(n_p)
-    _second_parallel(act, m, y, G, alpha, ub, QD, Qi, yi, QDi, Gmax, best2, where, least)
+    _second_parallel(act, m, yA, GA, aA, uA, QDA, Qi, yi, QDi, Gmax, best2, where, least)
     Gmax2, j, obj_diff_min = -np.inf, -1, np.inf
     for c in range(n_p):
         Gmax2 = max(Gmax2, best2[c])
@@ -204,15 +210,15 @@ def _second_pass(act, m, y, G, alpha, ub, QD, Qi, yi, QDi, Gmax, threads):
 
 
 @njit(cache=True, nogil=True)
-def _update(act, m, G, Qi, Qj, dai, daj, threads):
-    """G_t += Q_it Δα_i + Q_jt Δα_j over act[:m] (each entry its own sum: the same bits in
-    pieces on several threads as in one pass)."""
+def _update(act, m, GA, Qi, Qj, dai, daj, threads):
+    """G_t += Q_it Δα_i + Q_jt Δα_j over the active set (G packed: GA[k] is G of act[k]; each
+    entry its own sum: the same bits in pieces on several threads as in one pass)."""
     if _in_pieces(threads, m):
-        _update_parallel(act, m, G, Qi, Qj, dai, daj)
+        _update_parallel(act, m, GA, Qi, Qj, dai, daj)
     else:
         for k in range(m):
             t = act[k]
-            G[t] += Qi[t] * dai + Qj[t] * daj
+            GA[k] += Qi[t] * dai + Qj[t] * daj
 
 
 @njit(cache=True, nogil=True)
@@ -226,29 +232,29 @@ def _add_row(G_bar, sgn, Q, threads):
 
 
 @njit(cache=True, nogil=True)
-def _select(act, m, y, G, alpha, ub, QD, X, sq, code, gamma, coef0, degree, scale, shift,
-            buf, slot_of, row_of, last_used, state):
+def _select(act, m, yA, GA, aA, uA, QDA, y, QD, X, sq, code, gamma, coef0, degree, scale,
+            shift, buf, slot_of, row_of, last_used, state):
     """Second-order working-set selection (WSS 2 of Fan, Chen & Lin) over act[:m].
 
     Returns (i, j, Gmax + Gmax2); j = −1 when no pair improves. With several threads
     (state[3]) and m ≥ PARALLEL_PASS_MIN, each pass runs in pieces of PASS_PIECE positions
     (``_first_pass``, ``_second_pass``): the same (i, j) as one pass, on any number of threads."""
-    Gmax, i = _first_pass(act, m, y, G, alpha, ub, state[3])
+    Gmax, i = _first_pass(act, m, yA, GA, aA, uA, state[3])
     if i < 0:
         return i, -1, -np.inf
     Qi = _get_row(i, X, sq, y, code, gamma, coef0, degree, scale, shift,
                   buf, slot_of, row_of, last_used, state)
-    Gmax2, j, _ = _second_pass(act, m, y, G, alpha, ub, QD, Qi, y[i], QD[i], Gmax, state[3])
+    Gmax2, j, _ = _second_pass(act, m, yA, GA, aA, uA, QDA, Qi, y[i], QD[i], Gmax, state[3])
     return i, j, Gmax + Gmax2
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _update_parallel(act, m, G, Qi, Qj, dai, daj):
+def _update_parallel(act, m, GA, Qi, Qj, dai, daj):
     """``_update`` in pieces on several threads."""
     for c in prange((m + PASS_PIECE - 1) // PASS_PIECE):
         for k in range(c * PASS_PIECE, min(m, (c + 1) * PASS_PIECE)):
             t = act[k]
-            G[t] += Qi[t] * dai + Qj[t] * daj
+            GA[k] += Qi[t] * dai + Qj[t] * daj
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -282,6 +288,28 @@ def _reconstruct(act, m, n, G, G_bar, p, alpha, ub, X, sq, y, code, gamma, coef0
             for kk in range(m, n):
                 t = act[kk]
                 G[t] += aj * Qj[t]
+
+
+@njit(cache=True, nogil=True)
+def _pack(act, m, y, G, alpha, ub, QD, yA, GA, aA, uA, QDA, pos):
+    """y, G, α, u and Q_tt of the active variables act[:m] in active-set order (the passes read
+    them in sequence, not through act), and pos[t] = the position of variable t."""
+    for k in range(m):
+        t = act[k]
+        yA[k] = y[t]
+        GA[k] = G[t]
+        aA[k] = alpha[t]
+        uA[k] = ub[t]
+        QDA[k] = QD[t]
+        pos[t] = k
+
+
+@njit(cache=True, nogil=True)
+def _unpack(act, m, G, GA):
+    """G of the active variables back from their packed copy (G is kept packed while the
+    active set does not change)."""
+    for k in range(m):
+        G[act[k]] = GA[k]
 
 
 @njit(cache=True, nogil=True)
@@ -327,6 +355,11 @@ def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shi
 
     act = np.arange(n)
     m = n
+    # the active variables' y, G, α, u, Q_tt in active-set order (``_pack``): G of an active
+    # variable lives in GA until the active set changes (shrinking, reconstruction, the end)
+    yA, GA, aA, uA, QDA = (np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n))
+    pos = np.empty(n, dtype=np.int64)
+    _pack(act, m, y, G, alpha, ub, QD, yA, GA, aA, uA, QDA, pos)
     unshrink = False
     counter = min(n, 1000) + 1
     n_iter = 0
@@ -340,6 +373,7 @@ def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shi
         if shrinking and counter == 0:
             counter = min(n, 1000)
             # ---- shrinking (LIBSVM do_shrinking) ----
+            _unpack(act, m, G, GA)
             Gmax1 = -np.inf
             Gmax2 = -np.inf
             for k in range(m):
@@ -360,6 +394,7 @@ def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shi
                              degree, scale, shift, buf, slot_of, row_of, last_used, state, stop)
                 m = n
                 if stop[0] != 0:
+                    _pack(act, m, y, G, alpha, ub, QD, yA, GA, aA, uA, QDA, pos)
                     interrupted = True
                     break
             k = 0
@@ -371,19 +406,24 @@ def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shi
                     act[m] = tmp
                 else:
                     k += 1
+            _pack(act, m, y, G, alpha, ub, QD, yA, GA, aA, uA, QDA, pos)
 
-        i, j, violation = _select(act, m, y, G, alpha, ub, QD, X, sq, code, gamma, coef0, degree,
-                                  scale, shift, buf, slot_of, row_of, last_used, state)
+        i, j, violation = _select(act, m, yA, GA, aA, uA, QDA, y, QD, X, sq, code, gamma,
+                                  coef0, degree, scale, shift, buf, slot_of, row_of, last_used,
+                                  state)
         if violation < tol or j == -1 or n_iter >= max_iter:
             # optimal on the active set: check on the whole set
+            _unpack(act, m, G, GA)
             _reconstruct(act, m, n, G, G_bar, p, alpha, ub, X, sq, y, code, gamma, coef0,
                          degree, scale, shift, buf, slot_of, row_of, last_used, state, stop)
             m = n
+            _pack(act, m, y, G, alpha, ub, QD, yA, GA, aA, uA, QDA, pos)
             if stop[0] != 0:
                 interrupted = True
                 break
-            i, j, violation = _select(act, m, y, G, alpha, ub, QD, X, sq, code, gamma, coef0,
-                                      degree, scale, shift, buf, slot_of, row_of, last_used, state)
+            i, j, violation = _select(act, m, yA, GA, aA, uA, QDA, y, QD, X, sq, code, gamma,
+                                      coef0, degree, scale, shift, buf, slot_of, row_of,
+                                      last_used, state)
             if violation < tol or j == -1 or n_iter >= max_iter:
                 break
             counter = 1
@@ -398,11 +438,13 @@ def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shi
         Cj = ub[j]
         old_i = alpha[i]
         old_j = alpha[j]
+        pi = pos[i]
+        pj = pos[j]
         if y[i] != y[j]:
             quad = QD[i] + QD[j] + 2.0 * Qi[j]
             if quad <= 0.0:
                 quad = TAU
-            delta = (-G[i] - G[j]) / quad
+            delta = (-GA[pi] - GA[pj]) / quad
             diff = alpha[i] - alpha[j]
             alpha[i] += delta
             alpha[j] += delta
@@ -427,7 +469,7 @@ def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shi
             quad = QD[i] + QD[j] - 2.0 * Qi[j]
             if quad <= 0.0:
                 quad = TAU
-            delta = (G[i] - G[j]) / quad
+            delta = (GA[pi] - GA[pj]) / quad
             total = alpha[i] + alpha[j]
             alpha[i] -= delta
             alpha[j] += delta
@@ -447,9 +489,11 @@ def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shi
                 if alpha[i] < 0.0:
                     alpha[i] = 0.0
                     alpha[j] = total
+        aA[pi] = alpha[i]
+        aA[pj] = alpha[j]
         dai = alpha[i] - old_i
         daj = alpha[j] - old_j
-        _update(act, m, G, Qi, Qj, dai, daj, threads)
+        _update(act, m, GA, Qi, Qj, dai, daj, threads)
         # keep Ḡ (the bounded variables' part of G) for gradient reconstruction
         ui_old = old_i >= Ci
         if ui_old != (alpha[i] >= Ci):
@@ -457,6 +501,7 @@ def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shi
         uj_old = old_j >= Cj
         if uj_old != (alpha[j] >= Cj):
             _add_row(G_bar, Cj if not uj_old else -Cj, Qj, threads)
+    _unpack(act, m, G, GA)
     return G, n_iter, violation, state[2], interrupted
 
 
