@@ -70,6 +70,12 @@ class Trained(NamedTuple):
     def severe(self) -> bool:
         return is_severe(self.problems + self.pair_problems)
 
+    @property
+    def C(self) -> float:
+        """The C the model was trained with (after Chung §4.3, max α: exp(θ₀) may differ from
+        it in the last bit)."""
+        return float((self.model[0] if isinstance(self.model, list) else self.model).C)
+
 
 # -------------------------------------------------------------------------------------------
 # the machines
@@ -454,7 +460,7 @@ def _after_search(est, data, machine, result, theta, n_search, kernel0, auto, de
     est.n_trainings_ = n_search + machine.n_models
     est.best_theta_ = tr.theta
     est.best_value_ = float(result.fun)
-    est.best_params_ = machine.params_at(tr.theta, kernel)
+    est.best_params_ = {**machine.params_at(tr.theta, kernel), "C": tr.C}
     est.fit_time_ = time.perf_counter() - t0
     return est
 

@@ -80,7 +80,8 @@ def test_l1_no_bounded_sv_rule_keeps_the_model():
     assert clf.c_projected_
     C_search = float(np.exp(clf.search_.x[0]))
     assert clf.best_params_["C"] < C_search
-    np.testing.assert_allclose(clf.alpha_.max(), clf.best_params_["C"])
+    # the reported C is the model's, to the last bit (not exp(ln C)), and the export's
+    assert clf.best_params_["C"] == clf.alpha_.max() == clf.solution_.C == clf.to_svc().C
     gamma = clf.best_params_["gamma"]
     at_search = SVC(C=C_search, gamma=gamma, tol=1e-8).fit(X, y)
     at_reported = SVC(C=clf.best_params_["C"], gamma=gamma, tol=1e-8).fit(X, y)
