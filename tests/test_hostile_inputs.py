@@ -299,6 +299,8 @@ def test_uniform_weight_pick_follows(kw, s):
         warnings.simplefilter("ignore")
         ref = BoundSVC(**kw).fit(Xb, yb)
         m = BoundSVC(**kw).fit(Xb, yb, sample_weight=np.full(200, s))
-    assert m.best_params_["C"] * s == pytest.approx(ref.best_params_["C"], rel=1e-6)
-    assert m.best_params_["sigma2"] == pytest.approx(ref.best_params_["sigma2"], rel=1e-6)
+    # C·w_i equal up to its last bits: the SMO solutions the search follows differ within their
+    # tolerance, and its minimum by about 1e-6 (1.05e-6 at s = 1e-300 with the L1 bound)
+    assert m.best_params_["C"] * s == pytest.approx(ref.best_params_["C"], rel=1e-5)
+    assert m.best_params_["sigma2"] == pytest.approx(ref.best_params_["sigma2"], rel=1e-5)
     np.testing.assert_array_equal(m.predict(Xb), ref.predict(Xb))

@@ -24,11 +24,12 @@ at once with ``interrupted = True`` when another thread has set it to a non-zero
 check is one memory read per O(n) iteration: it costs nothing measurable, and a solve stops
 within one iteration (plus at most one kernel row) of the request.
 
-Layout: the passes over the active set read y, G, α, u and Q_tt from copies packed in
-active-set order (``_pack``; position k holds variable act[k]), so that each position costs one
-indirect read (Q_it) instead of six; G of the active variables lives in the packed copy between
-two changes of the active set (shrinking, gradient reconstruction, the end), when it is
-written back (``_unpack``). The same additions in the same order: the same bits.
+Layout: the active set is kept sorted by index, and the passes over it read y, G, α, u and
+Q_tt from copies packed in that order (``_pack``; position k holds variable act[k]), so that a
+position costs one read of each row it needs, at rising indices, instead of six scattered
+reads; G of the active variables lives in the packed copy between two changes of the active
+set (shrinking, gradient reconstruction, the end), when it is written back (``_unpack``).
+Among equal candidates the pass takes the largest index (its last position).
 
 Kernel rows (``_rows``): from dense features, sparse ones (CSR/CSC arrays) or a kernel
 matrix; for large dense solves in pieces on several threads (issue 32).
@@ -292,8 +293,10 @@ def _reconstruct(act, m, n, G, G_bar, p, alpha, ub, X, sq, y, code, gamma, coef0
 
 @njit(cache=True, nogil=True)
 def _pack(act, m, y, G, alpha, ub, QD, yA, GA, aA, uA, QDA, pos):
-    """y, G, α, u and Q_tt of the active variables act[:m] in active-set order (the passes read
-    them in sequence, not through act), and pos[t] = the position of variable t."""
+    """Sort the active variables act[:m] by index, then copy their y, G, α, u and Q_tt in that
+    order (the passes read them in sequence, not through act, and the rows Q_i, Q_j at rising
+    indices), and set pos[t] = the position of variable t."""
+    act[:m].sort()
     for k in range(m):
         t = act[k]
         yA[k] = y[t]
