@@ -75,7 +75,7 @@ def main(argv=None):
     from sklearn.datasets import make_classification
     from sklearn.svm import SVC
 
-    from svmbound.solvers._rows import CHUNKED_ROWS_MIN
+    from svmbound.kernels._rows import CHUNKED_ROWS_MIN
 
     warm = make_classification(CHUNKED_ROWS_MIN, 4, random_state=0)
     for threads in args.threads:     # numba compiles, not timed (rows in pieces: n large), with

@@ -26,7 +26,7 @@ from svmbound.cli import main
 from svmbound.kernels import make_kernel
 from svmbound.search.log import LogMismatch
 from svmbound.solvers import solve_svm_dual
-from svmbound.solvers._rows import RBF
+from svmbound.kernels._rows import RBF
 from svmbound.solvers._smo import smo
 from svmbound.solvers.interrupt import SolverInterrupted, StopFlag, stop_scope
 from svmbound.strategy import ISOTROPIC_CONFIG

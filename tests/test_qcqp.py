@@ -20,7 +20,8 @@ from threadpoolctl import threadpool_limits
 from svmbound.kernels import LinearKernel, RBFKernel
 from svmbound.search.convex_c import tune_c_convex
 from svmbound.search.result import SearchResult
-from svmbound.solvers import PrecomputedKernel, solve_svm_dual
+from svmbound.kernels import PrecomputedKernel
+from svmbound.solvers import solve_svm_dual
 from svmbound.solvers.qcqp import (ConvexCResult, C_to_gamma, gamma_to_C, psd_gamma_range,
                                    solve_convex_c)
 

@@ -10,7 +10,7 @@ from numba import njit
 from svmbound._parallel import parallel_map
 from svmbound.kernels import LinearKernel, PolynomialKernel, RBFKernel
 from svmbound.solvers import solve_svm_dual
-from svmbound.solvers._rows import (CHUNKED_ROWS_MIN, LINEAR, POLY, RBF, ROW_CHUNK, kernel_row,
+from svmbound.kernels._rows import (CHUNKED_ROWS_MIN, LINEAR, POLY, RBF, ROW_CHUNK, kernel_row,
                                     q_row_pieces)
 from svmbound.solvers.qp import solve_threads, solve_threads_scope, threadsafe_numba
 

@@ -13,7 +13,8 @@ from scipy.optimize import minimize
 from sklearn.svm import SVC, OneClassSVM
 
 from svmbound.kernels import LinearKernel, PolynomialKernel, RBFKernel
-from svmbound.solvers import (PrecomputedKernel, decision_function, solve_radius, solve_svm_dual,
+from svmbound.kernels import PrecomputedKernel
+from svmbound.solvers import (decision_function, solve_radius, solve_svm_dual,
                               warm_start_alpha, warm_start_beta)
 
 TOL = 1e-6
@@ -690,7 +691,7 @@ def test_a_solve_on_gram_rows_is_the_solve_on_the_copied_block(loss, warm):
     """GramRows(K, rows) reads K[rows[i], rows[j]] in the SMO: the same values as the block
     K[rows][:, rows] copied out, hence the same solution, bit for bit (a warm start's initial
     gradient too)."""
-    from svmbound.solvers import GramRows
+    from svmbound.kernels import GramRows
 
     rng = np.random.default_rng(3)
     X = rng.normal(size=(60, 3))
@@ -708,7 +709,7 @@ def test_a_solve_on_gram_rows_is_the_solve_on_the_copied_block(loss, warm):
 
 
 def test_gram_rows_refuse_what_they_cannot_read():
-    from svmbound.solvers import GramRows
+    from svmbound.kernels import GramRows
 
     with pytest.raises(ValueError, match="square"):
         GramRows(np.zeros((3, 4)), [0, 1])

@@ -18,7 +18,8 @@ from svmbound.criteria import (CrossValidationError, RadiusMarginL1, RadiusMargi
                                make_criterion)
 from svmbound.kernels import RBFKernel
 from svmbound.search.log import data_fingerprint
-from svmbound.solvers import (PrecomputedKernel, decision_function, solve_radius,
+from svmbound.kernels import PrecomputedKernel
+from svmbound.solvers import (decision_function, solve_radius,
                               solve_svm_dual, warm_start_alpha)
 from _fd import central_fd
 

@@ -174,7 +174,7 @@ def row_timings(X, kernel, n_rows=300) -> dict:
     kernel's code)."""
     from threadpoolctl import threadpool_limits
 
-    from svmbound.solvers._rows import LINEAR as LINEAR_CODE, kernel_row
+    from svmbound.kernels._rows import LINEAR as LINEAR_CODE, kernel_row
 
     code, gamma, coef0, degree = kernel.spec()
     sq = np.einsum("ij,ij->i", X, X)

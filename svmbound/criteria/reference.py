@@ -29,14 +29,13 @@ import numpy as np
 from .._kernel_sums import held_out_sums
 from .._parallel import parallel_map
 from .._sparse import issparse
-from ..kernels import PolynomialKernel, RBFKernel
-from ..solvers import (GramRows, PrecomputedKernel, decision_function, solve_svm_dual,
-                       warm_start_alpha)
+from ..kernels import GramRows, PolynomialKernel, PrecomputedKernel, RBFKernel
+from ..solvers import decision_function, solve_svm_dual, warm_start_alpha
 from ..solvers.qp import cache_megabytes, cache_share
 from ..solvers.svm import check_loss
 from .base import Criterion, _kernel_key
 
-#: The k folds of a CV at one kernel share its matrix K(X, X) (``solvers.GramRows``) when it
+#: The k folds of a CV at one kernel share its matrix K(X, X) (``kernels.GramRows``) when it
 #: takes at most this fraction of the configured cache (× the thread's share of it: with
 #: ``cache_size='auto'``, at least 200 MB, up to 2,560 rows); each kernel value is then
 #: computed once instead of in every fold that trains on both points. None: never.
@@ -111,7 +110,7 @@ _PIECES_LOCK = threading.Lock()
 
 
 def shared_gram(X, kernel, n_folds: int, cache_size) -> np.ndarray | None:
-    """K(X, X) at ``kernel`` for the trainings of a k-fold CV to share (``solvers.GramRows``),
+    """K(X, X) at ``kernel`` for the trainings of a k-fold CV to share (``kernels.GramRows``),
     or None where it would not pay or not fit: sparse X, kernels other than RBF and polynomial
     (a linear kernel row costs no more than reading it), one fold (a hold-out validation), or
     more than ``SHARED_GRAM_FRACTION`` of the thread's share of the cache ``cache_size``."""

@@ -6,11 +6,15 @@
   (Chapelle §7.3, §8);
 * :mod:`.choice` — the kernel a search starts from, by the estimators' ``kernel`` name;
 * :mod:`.derivatives` — ∂K/∂θ_k in row blocks and its contraction with a weight matrix (the
-  span bound's gradient), dense or CSR.
+  span bound's gradient), dense or CSR;
+* :mod:`.precomputed` — a kernel given as its matrix, rows of a shared kernel matrix, and the
+  data the numba SMO computes kernel rows from;
+* :mod:`._rows` — those rows in numba (dense, CSR, a kernel matrix; in pieces on threads).
 """
 
 from .ard import ARDRBFKernel, ScaledPolynomialKernel, check_groups, tile_groups
 from .choice import ARD_KERNELS, DEFAULT_DEGREE_RANGE, ESTIMATOR_KERNELS, base_kernel, split_degree
+from .precomputed import GramRows, PrecomputedKernel, SmoRowsData, smo_rows_data
 from .standard import (KERNELS, POLY, RBF, Kernel, LinearKernel, PolynomialKernel, RBFKernel,
                        _right, _row_blocks, _support, check_kernel, column_mean, is_rbf_params,
                        make_kernel, rbf_gamma, with_gamma)
@@ -19,4 +23,4 @@ __all__ = ["Kernel", "LinearKernel", "RBFKernel", "PolynomialKernel", "ARDRBFKer
            "ScaledPolynomialKernel", "KERNELS", "ARD_KERNELS", "ESTIMATOR_KERNELS",
            "DEFAULT_DEGREE_RANGE", "POLY", "RBF", "base_kernel", "split_degree", "check_kernel",
            "check_groups", "tile_groups", "column_mean", "is_rbf_params", "make_kernel",
-           "rbf_gamma", "with_gamma"]
+           "rbf_gamma", "with_gamma", "PrecomputedKernel", "GramRows", "SmoRowsData", "smo_rows_data"]

@@ -27,9 +27,9 @@ import numpy as np
 from .._kernel_sums import rbf_dist_weighted_sum, rbf_exponents_from_dots
 from .._sparse import UsedColumns, dots, issparse, sq_norms
 from .._validation import check_degree, check_positive
+from ._rows import LINEAR, POLY, RBF
 
 # Codes understood by the numba row computation in ``solvers._smo``.
-LINEAR, RBF, POLY = 0, 1, 2
 
 #: Rows per block when building kernel blocks, so that no single product exceeds ~2**27
 #: elements (DESIGN.md §5: one 50,000² product crashed OpenBLAS).

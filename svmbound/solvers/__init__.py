@@ -1,12 +1,12 @@
 """Dual solvers: the SVM (L1 box / L2 diagonal shift) and the enclosing-ball radius QP."""
 
 from .interrupt import SolverInterrupted, request_stop
-from .qp import DEFAULT_CACHE_MB, GramRows, PrecomputedKernel
+from .qp import DEFAULT_CACHE_MB
 from .qcqp import ConvexCResult, solve_convex_c
 from .radius import RadiusSolution, solve_radius, warm_start_beta
 from .svm import DualSolution, decision_function, solve_svm_dual, warm_start_alpha
 
-__all__ = ["DEFAULT_CACHE_MB", "GramRows", "PrecomputedKernel", "DualSolution", "RadiusSolution",
+__all__ = ["DEFAULT_CACHE_MB", "DualSolution", "RadiusSolution",
            "solve_svm_dual", "solve_radius", "warm_start_alpha", "warm_start_beta",
            "decision_function", "ConvexCResult", "solve_convex_c", "SolverInterrupted",
            "request_stop"]

@@ -107,7 +107,7 @@ import scipy.linalg
 from scipy.optimize import minimize_scalar
 
 from .._validation import check_pm1
-from .qp import PrecomputedKernel
+from ..kernels import PrecomputedKernel
 from .svm import solve_svm_dual
 
 GAMMA_RANGES = ("unit", "general")

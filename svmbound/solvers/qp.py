@@ -16,10 +16,9 @@ import numpy as np
 from numba import config as numba_config
 from numba import set_num_threads as numba_set_num_threads
 
-from .._sparse import entries_per_row, issparse, numba_data, sq_norms
 from ..exceptions import ConvergenceWarning
-from ..kernels import Kernel, _row_blocks, column_mean
-from ._rows import CHUNKED_ROWS_MIN, PRECOMPUTED, RBF, _probe_parallel
+from ..kernels import GramRows, Kernel, PrecomputedKernel, _row_blocks, smo_rows_data
+from ..kernels._rows import RBF, _probe_parallel
 from ._smo import offset, smo
 from .interrupt import SolverInterrupted, StopFlag, call_here, call_interruptibly, current_flag
 
@@ -42,42 +41,6 @@ def auto_cache_mb() -> float:
     except (ValueError, OSError, AttributeError):
         return AUTO_CACHE_MIN_MB
     return float(min(AUTO_CACHE_MAX_MB, max(AUTO_CACHE_MIN_MB, total / 4)))
-
-
-class PrecomputedKernel(Kernel):
-    """A kernel given as its full matrix (X is then the l×l Gram matrix). For tests and small
-    problems; has no tunable parameters."""
-
-    name = "precomputed"
-
-    def spec(self):
-        return (PRECOMPUTED, 0.0, 0.0, 1)
-
-    def _diag(self, K):
-        return np.ascontiguousarray(np.diag(K))
-
-    def row(self, K, i: int) -> np.ndarray:
-        """Row i of the kernel matrix K itself."""
-        return np.asarray(K[i], dtype=np.float64)
-
-
-class GramRows:
-    """The sub-problem on ``rows`` of a sample whose kernel matrix K is computed already, as
-    the X of a solve with :class:`PrecomputedKernel`: K_ij = K[rows[i], rows[j]], read by the
-    numba SMO from K itself (no copy of the block). The k folds of a cross-validation at one θ
-    share one K: each kernel value is then computed once instead of once per fold that trains
-    on both points (3.2 times on average with 5 folds). ``K`` is kept as given when it is a
-    C-ordered float64 array (it is read, never written)."""
-
-    def __init__(self, K, rows):
-        self.K = np.ascontiguousarray(K, dtype=np.float64)
-        self.rows = np.ascontiguousarray(rows, dtype=np.int64)
-        if self.K.ndim != 2 or self.K.shape[0] != self.K.shape[1]:
-            raise ValueError(f"K must be a square matrix, got shape {self.K.shape}")
-        if self.rows.ndim != 1 or (self.rows.size and (self.rows.min() < 0 or
-                                                        self.rows.max() >= self.K.shape[0])):
-            raise ValueError(f"rows must be a 1-D array of indices in 0..{self.K.shape[0] - 1}")
-        self.shape = (self.rows.size, self.rows.size)
 
 
 _share = threading.local()
@@ -479,32 +442,7 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
     n = y.shape[0]
     code, gamma, coef0, degree = kernel.spec()
     X_kernel = X                     # what kernel.block expects (initial gradient)
-    d_eff = None
-    pieces = 0                       # 1: kernel rows in pieces, from Xᵀ (``_rows``)
-    if isinstance(X, GramRows):
-        if code != PRECOMPUTED:
-            raise ValueError("rows of a kernel matrix (GramRows) need the PrecomputedKernel")
-        X, sq, d_eff = (X.K, X.rows), np.zeros(n), 1.0     # a row costs n reads
-    elif issparse(X):
-        # CSR: rows computed in numba from the CSR/CSC arrays, not centred (centring would
-        # densify; see ``RBFKernel.block`` for why sparse data do not need it)
-        X = kernel.prepare(X)
-        sq = sq_norms(X)
-        X = numba_data(X)
-    else:
-        X = np.ascontiguousarray(kernel.prepare(X))
-        # rows in pieces on the solve's threads (``_rows``, issue 32): the solver takes Xᵀ
-        pieces = int(code != PRECOMPUTED and n >= CHUNKED_ROWS_MIN)
-        if code == RBF and not (pieces and 2 * np.count_nonzero(X) <= X.size):
-            # exp(−γ‖x − z‖²) is translation invariant: centring makes ‖x‖² + ‖z‖² − 2⟨x, z⟩
-            # lose far fewer digits on data far from the origin. Not for pieces of data mostly
-            # zeros (one-hot features stored dense), as not for sparse data (``RBFKernel.block``):
-            # centring would make every entry non-zero, which the pieces skip (a9a: 14 of 123).
-            X = np.ascontiguousarray(X - column_mean(X))
-        sq = np.einsum("ij,ij->i", X, X) if code != PRECOMPUTED else np.zeros(n)
-        d_eff = X.shape[1]
-        if pieces:
-            X = np.ascontiguousarray(X.T)
+    X, sq, d_eff, pieces = smo_rows_data(X, kernel)
     check_kernel_finite(sq, kernel, "the squared norm")
     if code != RBF:              # (an RBF kernel's diagonal is 1; its distances come from sq)
         check_kernel_finite(X_kernel.K[X_kernel.rows, X_kernel.rows]
@@ -523,8 +461,6 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
     args = (X, sq, y, p, ub, a, G0, G_bar0, int(code), float(gamma), float(coef0), int(degree),
             float(scale), shift, check_positive_tol(tol))
     buf = cache_buffer(n, cache_mb)
-    if d_eff is None:
-        d_eff = entries_per_row(X_kernel)
     flag = current_flag()
     if flag is None:     # a flag of its own, registered for request_stop() while it runs
         with StopFlag() as flag:

@@ -17,7 +17,7 @@ most of a large solve's time. A piece's additions are in the same order wherever
 runs, so a row has the same bits on any number of threads (not those of the BLAS product that
 smaller solves use).
 
-Rows of a shared kernel matrix (``qp.GramRows``, code PRECOMPUTED): X is the pair (K, rows)
+Rows of a shared kernel matrix (``precomputed.GramRows``, code PRECOMPUTED): X is the pair (K, rows)
 and K_ij of the sub-problem is K[rows[i], rows[j]], read from K without copying the block
 (the folds of a cross-validation at one θ share the K of all their points).
 """
@@ -45,7 +45,7 @@ def _shift_at_overload(shift, i):
 
 def row_dots(X, i):
     """⟨x_i, x_j⟩ for every j: X a dense 2-D array, or the CSR/CSC tuple of sparse data (the
-    pair (K, rows) of ``qp.GramRows`` has no features: never called for it)."""
+    pair (K, rows) of ``precomputed.GramRows`` has no features: never called for it)."""
     if isinstance(X, tuple) and len(X) == 2:
         return np.zeros(X[1].shape[0])
     if isinstance(X, tuple):
@@ -79,7 +79,7 @@ def _row_dots_overload(X, i):
 
 def matrix_entry(X, i, j):
     """X[i, j] of a PRECOMPUTED kernel matrix, or K[rows[i], rows[j]] for the pair (K, rows)
-    of ``qp.GramRows`` (never reached with sparse data: 0)."""
+    of ``precomputed.GramRows`` (never reached with sparse data: 0)."""
     if isinstance(X, tuple) and len(X) == 2:
         return X[0][X[1][i], X[1][j]]
     return 0.0 if isinstance(X, tuple) else X[i, j]
