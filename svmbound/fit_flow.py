@@ -10,11 +10,11 @@
 3. the final training at the chosen θ (``machine.train``), with Chung §4.3 for the L1 loss: a
    solution with no bounded support vector is unchanged when C is lowered to max α_i/w_i, and
    that C is reported;
-4. the model checks (``checks.model_problems``): an unusable model of the default strategy
-   gives way to the next candidate by validation error; a named criterion's unusable model
-   falls back to the default strategy, whose pick is validated (binary; not on data whose rows
-   are all equal, nor where a class has a single sample); a model we cannot stand behind is reported
-   in a ``ModelWarning``.
+4. the model checks (``checks.model_problems``): an unusable model of the default strategy gives
+   way to the next candidate by validation error; a named criterion's unusable model falls back
+   to the default strategy, whose pick is validated (binary; not on data whose rows are all
+   equal, nor where a class has a single sample); a model we cannot stand behind is reported in
+   a ``ModelWarning``.
 
 The *machine* is what differs between two classes and more: :class:`BinaryMachine` (one SVM
 on ±1 labels) and :class:`OneVsOneMachine` (an SVM per pair of classes at one θ, the
@@ -72,8 +72,7 @@ class Trained(NamedTuple):
 
     @property
     def C(self) -> float:
-        """The C the model was trained with (after Chung §4.3, max α: exp(θ₀) may differ from
-        it in the last bit)."""
+        """The model's C (after Chung §4.3 max α, which exp(θ₀) may miss in the last bit)."""
         return float((self.model[0] if isinstance(self.model, list) else self.model).C)
 
 
@@ -162,8 +161,7 @@ class BinaryMachine(ClassifierMachine):
         C = float(np.exp(theta[0]))
         kernel = kernel0.with_theta(theta[1:]) if theta.size > 1 else kernel0
         if warm_from is not None:
-            # only at the solution's own θ: at the minimum's step in C a start from it took
-            # 6–17 % more SMO iterations than a cold one (IDA banana, image)
+            # only at its own θ: one step in C away, 6–17 % more SMO iterations than cold
             sol, at = warm_from
             warm_from = sol if np.array_equal(at, theta) else None
         final = solve_svm_dual(X, y_pm, kernel, C, loss=est.loss, tol=est._final_tol(),
