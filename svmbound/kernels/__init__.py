@@ -23,4 +23,5 @@ __all__ = ["Kernel", "LinearKernel", "RBFKernel", "PolynomialKernel", "ARDRBFKer
            "ScaledPolynomialKernel", "KERNELS", "ARD_KERNELS", "ESTIMATOR_KERNELS",
            "DEFAULT_DEGREE_RANGE", "POLY", "RBF", "base_kernel", "split_degree", "check_kernel",
            "check_groups", "tile_groups", "column_mean", "is_rbf_params", "make_kernel",
-           "rbf_gamma", "with_gamma", "PrecomputedKernel", "GramRows", "SmoRowsData", "smo_rows_data"]
+           "rbf_gamma", "with_gamma", "PrecomputedKernel", "GramRows", "SmoRowsData",
+           "smo_rows_data"]

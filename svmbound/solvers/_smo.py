@@ -45,8 +45,8 @@ one pass on one thread.
 import numpy as np
 from numba import njit, prange
 
-from ..kernels._rows import (_probe_parallel, kernel_diag, kernel_row, q_row_pieces, rows_in_pieces,
-                    shift_at)
+from ..kernels._rows import (_probe_parallel, kernel_diag, kernel_row, q_row_pieces,
+                             rows_in_pieces, shift_at)
 
 TAU = 1e-12
 
