@@ -91,6 +91,9 @@ def test_the_solution_of_a_large_solve_meets_its_kkt_conditions():
     up = ((y > 0) & (sol.alpha < C)) | ((y < 0) & (sol.alpha > 0))
     low = ((y > 0) & (sol.alpha > 0)) | ((y < 0) & (sol.alpha < C))
     assert np.max(-y[up] * g[up]) - np.min(-y[low] * g[low]) < tol + 1e-9
+    # the solver's own gradient (kept packed in active-set order, written back at the end, the
+    # shrunk variables' reconstructed) is that gradient on every variable
+    np.testing.assert_allclose(sol.gradient, g, rtol=0, atol=1e-8 * np.abs(g).max())
 
 
 def test_threads_are_shared_out_among_workers_and_restored():
