@@ -22,8 +22,6 @@ __all__ = ["span_squared", "HyperplaneSolver", "hyperplane_system", "polish_alph
            "alpha_b_adjoint", "span_sum_adjoint", "span_weight_matrix"]
 
 
-
-
 def _c_ordered(M):
     """M as a C-ordered array over the same memory: M itself, or M.T for a Fortran-ordered M
     (the same matrix when M is symmetric). A matrix that is neither is refused: the numba

@@ -37,12 +37,12 @@ import numpy as np
 
 from .._parallel import parallel_map
 from ..kernels import Kernel
+from ..kernels.derivatives import derivative_contraction
 from ..solvers.svm import check_loss
 from ..solvers.svr import SVRSolution, solve_svr_dual, svr_predict
 from .base import Criterion, _kernel_key
 from .radius_margin import shifted_radius
 from .reference import check_folds
-from ..kernels.derivatives import derivative_contraction
 from .span_algebra import (HyperplaneSolver, alpha_b_adjoint, span_squared, span_sum_adjoint,
                            span_weight_matrix)
 

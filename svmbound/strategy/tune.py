@@ -69,10 +69,11 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     ``subsample``: m = min(``subsample``, :func:`span_memory_rows` (``cache_size``)); from
     ``config.half_split_rows`` rows or on more than 2·m, step 5 of the module docstring (the
     searches on a stratified subsample of ``rows.search_rows`` rows, a hold-out validation);
-    ``result.subsample`` then gives the rows used ({"search": |S|, "validation": |V|, "of":
-    n}), else None. ``subsample`` None: every row, whatever the memory. ``held_out``: also ``result.held_out``, {candidate source: the
-    validation's out-of-fold decision values there (``held_out_values``) or None}, for
-    probability estimates without another training (popped by the estimator).
+    ``result.subsample`` then gives the rows used ({"search": |S|, "validation": |V|, "of": n}),
+    else None. ``subsample`` None: every row, whatever the memory. ``held_out``: also
+    ``result.held_out``, {candidate source: the validation's out-of-fold decision values there
+    (``held_out_values``) or None}, for probability estimates without another training (popped
+    by the estimator).
     ``strata``: what the subsample and hold-out rows are drawn within (default ``y_pm``, the
     classes; a regressor passes bins of its targets). The validation is the criterion
     ``config.validation_criterion`` ('cv-error'; a regressor's 'svr-cv', whose value is a mean
