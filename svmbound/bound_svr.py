@@ -27,7 +27,7 @@ from .export import to_svr as export_to_svr
 from .fit_flow import fit_bound_svm
 from .kernels import base_kernel, split_degree
 from .regression import RegressionMachine
-from .solvers import DEFAULT_CACHE_MB
+from .solvers import DEFAULT_CACHE_MB, Problem
 from .strategy import SVR_CONFIG
 from .training_data import TrainingData
 
@@ -139,9 +139,9 @@ class BoundSVR(RegressorMixin, BoundSVMBase):
         degree, _ = split_degree(self.degree, self.kernel, self.search)
         kernel = base_kernel(self.kernel, degree, self.coef0, X.shape[1], self.groups)
         loss = self.loss if self.loss in cls.losses() else None
-        return make_criterion(cls.name, X, y, kernel, loss=loss, random_state=self.random_state,
-                              tol=self.tol, cache_size=self.cache_size, weights=weights,
-                              **self._criterion_params(cls))
+        return make_criterion(cls.name, Problem(X, y, weights), kernel, loss=loss,
+                              random_state=self.random_state, tol=self.tol,
+                              cache_size=self.cache_size, **self._criterion_params(cls))
 
     def _fit(self, X, y, sample_weight=None):
         t0 = time.perf_counter()

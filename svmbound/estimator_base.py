@@ -25,8 +25,9 @@ from .fit_flow import grid_axes
 from .kernels import ESTIMATOR_KERNELS, RBFKernel
 from .progress import Progress
 from .solvers.qp import TOL_MAX, TOL_MIN, solve_threads_scope
-from .search.log import RunControl, SearchLog, data_fingerprint
+from .search.log import RunControl, SearchLog
 from .strategy import DEFAULT_CONFIG, StrategyConfig, ard_reason, evaluation_budget
+from .training_data import data_fingerprint
 
 __all__ = ["BoundSVMBase", "SEARCHES", "GRADIENT_SEARCHES", "COMMON_CONSTRAINTS"]
 

@@ -32,7 +32,7 @@ from .multiclass import fit_per_pair, pair_threads
 from .multiclass import predict as ovo_predict
 from .multiclass import predict_proba as ovo_predict_proba
 from .probability import MIN_PROB, sigmoid_predict
-from .solvers import DEFAULT_CACHE_MB
+from .solvers import DEFAULT_CACHE_MB, Problem
 from .training_data import TrainingData, weights_and_kept
 
 __all__ = ["BoundSVC", "SEARCHES", "GRADIENT_SEARCHES", "ARD_KERNELS", "ESTIMATOR_KERNELS"]
@@ -284,10 +284,9 @@ class BoundSVC(ClassifierMixin, BoundSVMBase):
         cls = self._validate()
         degree, _ = split_degree(self.degree, self.kernel, self.search)
         kernel = base_kernel(self.kernel, degree, self.coef0, X.shape[1], self.groups)
-        return make_criterion(cls.name, X, y_pm, kernel, loss=self.loss,
+        return make_criterion(cls.name, Problem(X, y_pm, weights), kernel, loss=self.loss,
                               random_state=self.random_state, tol=self.tol,
-                              cache_size=self.cache_size, weights=weights,
-                              **self._criterion_params(cls))
+                              cache_size=self.cache_size, **self._criterion_params(cls))
 
     def sample_weights(self, y_pm, sample_weight=None):
         """(w, kept): the per-sample weights w_i = class_weight[y_i]·sample_weight_i of the

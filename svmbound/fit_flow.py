@@ -127,6 +127,7 @@ class BinaryMachine(ClassifierMachine):
     def __init__(self, est, data: TrainingData):
         self.est, self.data = est, data
         self.y = data.y_pm            # the labels the criteria take
+        self.problem = data.problem(self.y)
         self.log_labels = self.y      # what a search log's data fingerprint covers
         self.factory = None           # tune_auto builds make_criterion on ±1 labels
 
@@ -137,10 +138,9 @@ class BinaryMachine(ClassifierMachine):
 
     def named_criterion(self, cls, kernel0):
         est = self.est
-        return make_criterion(cls.name, self.data.X, self.y, kernel0, loss=est.loss,
+        return make_criterion(cls.name, self.problem, kernel0, loss=est.loss,
                               random_state=est.random_state, tol=est.tol,
-                              cache_size=est.cache_size, weights=self.data.weights,
-                              **est._criterion_params(cls))
+                              cache_size=est.cache_size, **est._criterion_params(cls))
 
     def before_auto(self, run):
         pass
@@ -184,10 +184,10 @@ class BinaryMachine(ClassifierMachine):
         """The k-fold CV error criterion of this loss (the out-of-fold decision values of
         ``probability=True`` after a named criterion)."""
         est = self.est
-        return make_criterion("cv-error", self.data.X, self.y, kernel0, loss=est.loss,
+        return make_criterion("cv-error", self.problem, kernel0, loss=est.loss,
                               random_state=0 if est.random_state is None else est.random_state,
                               tol=est._final_tol(), n_folds=n_folds_for(self.y, est.n_folds),
-                              cache_size=est.cache_size, weights=self.data.weights)
+                              cache_size=est.cache_size)
 
     def platt(self, y_rows, F):
         """Platt's (A, B) of the machine from out-of-fold decision values (1,) each."""
@@ -224,16 +224,15 @@ class OneVsOneMachine(ClassifierMachine):
     def __init__(self, est, data: TrainingData):
         self.est, self.data = est, data
         self.y = data.y_idx
+        self.problem = data.problem(self.y)
         self.log_labels = self.y.astype(np.float64)   # a search log's data fingerprint
         self.subsets = pair_subsets(data.y_idx, data.n_classes)
         self.n_models = len(self.subsets)
         self.pair_jobs = est.n_jobs   # the bound searches' threads over the pairs
 
-    def factory(self, name, X, y, kernel, **kw):
+    def factory(self, name, problem, kernel, **kw):
         kw.setdefault("n_jobs", self.pair_jobs)      # the strategy passes its own for the CV
-        if self.data.weights is not None:            # the strategy passes them too
-            kw["weights"] = self.data.weights
-        return pairwise_criterion(name, X, y, kernel, n_classes=self.data.n_classes, **kw)
+        return pairwise_criterion(name, problem, kernel, n_classes=self.data.n_classes, **kw)
 
     def check(self):
         if self.est.search == "convex":
@@ -242,7 +241,7 @@ class OneVsOneMachine(ClassifierMachine):
 
     def named_criterion(self, cls, kernel0):
         est = self.est
-        return self.factory(cls.name, self.data.X, self.y, kernel0, loss=est.loss,
+        return self.factory(cls.name, self.problem, kernel0, loss=est.loss,
                             random_state=est.random_state, tol=est.tol,
                             cache_size=est.cache_size, **est._criterion_params(cls))
 
@@ -293,7 +292,7 @@ class OneVsOneMachine(ClassifierMachine):
     def validation_at(self, kernel0):
         """The voting machine's k-fold CV error criterion (out-of-fold pair decision values)."""
         est = self.est
-        return self.factory("cv-error", self.data.X, self.y, kernel0, loss=est.loss,
+        return self.factory("cv-error", self.problem, kernel0, loss=est.loss,
                             random_state=0 if est.random_state is None else est.random_state,
                             tol=est._final_tol(), n_folds=n_folds_for(self.y, est.n_folds),
                             cache_size=est.cache_size, n_jobs=est.n_jobs)
@@ -347,9 +346,9 @@ def fit_bound_svm(est, data: TrainingData, machine, t0: float):
     with est._searching(run, bar):
         if auto:
             machine.before_auto(run)
-            result, theta, n_search, warm = run_auto(est, X, machine.y, kernel0, lower, upper,
-                                                     x0, callback, run, data.weights,
-                                                     machine.factory, machine.strata, notify)
+            result, theta, n_search, warm = run_auto(est, machine.problem, kernel0, lower,
+                                                     upper, x0, callback, run, machine.factory,
+                                                     machine.strata, notify)
             est.criterion_name_ = "auto"
         else:
             crit = run.wrap(crit)
@@ -426,9 +425,8 @@ def _after_search(est, data, machine, result, theta, n_search, kernel0, auto, de
         warnings.warn(f"the {est.criterion_name_} {est.search} search gave a model we cannot "
                       f"stand behind ({'; '.join(problems)}); falling back to the default "
                       "strategy (bounds + cross-validation)", ModelWarning, stacklevel=4)
-        result, theta, n_auto, _ = run_auto_fallback(est, X, machine.y, kernel0, callback,
-                                                     data.weights, machine.factory,
-                                                     X_full=data.X_full)
+        result, theta, n_auto, _ = run_auto_fallback(est, machine.problem, kernel0, callback,
+                                                     machine.factory, X_full=data.X_full)
         tr = machine.train(theta, kernel_of(theta))
         n_search += n_auto
         problems = tr.problems
@@ -583,20 +581,20 @@ def run_search(est, crit, X, y, lower, upper, x0, callback):
     return result, np.asarray(result.x, dtype=float).copy()
 
 
-def run_auto(est, X, y, kernel, lower, upper, x0, callback, run=None, weights=None,
+def run_auto(est, problem, kernel, lower, upper, x0, callback, run=None,
              criterion_factory=None, strata=None, notify=None):
     """The default strategy (``svmbound.strategy``): (result, θ, trainings, warm), warm the
     (solution, θ) a bound search made at the chosen minimum or None (the final training's
     start). With a run control ``run`` every criterion it builds is wrapped (search log,
     progress), one tag per stage. ``criterion_factory``: see ``tune_auto``."""
     result, n_trainings = tune_auto(
-        X, y, kernel, loss=est.loss, lower=lower, upper=upper, x0=x0, tol=est.tol,
+        problem, kernel, loss=est.loss, lower=lower, upper=upper, x0=x0, tol=est.tol,
         n_folds=est.n_folds, random_state=est.random_state, cache_size=est.cache_size,
         callback=callback, n_jobs=est.n_jobs, max_iter=est.max_iter,
         # the fallback after a grid / annealing / convex search: the default's BFGS
         method=est.search if est.search in GRADIENT_METHODS else "bfgs",
         wrap=None if run is None else (lambda crit, tag: run.wrap(crit, tag=tag)),
-        sequential_searches=run is not None and run.log is not None, weights=weights,
+        sequential_searches=run is not None and run.log is not None,
         criterion_factory=criterion_factory, subsample=est.tune_subsample,
         held_out=bool(getattr(est, "probability", False)), config=est._config(),
         strata=strata, notify=notify)
@@ -604,16 +602,15 @@ def run_auto(est, X, y, kernel, lower, upper, x0, callback, run=None, weights=No
     return result, np.asarray(result.x, dtype=float).copy(), n_trainings, warm
 
 
-def run_auto_fallback(est, X, y, kernel, callback, weights=None, criterion_factory=None,
-                      X_full=None):
+def run_auto_fallback(est, problem, kernel, callback, criterion_factory=None, X_full=None):
     """The default strategy with ``kernel`` (its degree kept), its box and start (from
     ``X_full``, every column, when given), without search log (the fallback after a search
     whose model failed the checks)."""
     names = ("log_C",) + tuple(kernel.param_names)
-    lower, upper, x0 = auto_box_and_start(names, X if X_full is None else X_full, kernel, None,
-                                          None, est._config())
-    lower, upper, x0 = shift_log_c(names, lower, upper, x0, weights)
-    return run_auto(est, X, y, kernel, lower, upper, x0, callback, weights=weights,
+    lower, upper, x0 = auto_box_and_start(names, problem.X if X_full is None else X_full,
+                                          kernel, None, None, est._config())
+    lower, upper, x0 = shift_log_c(names, lower, upper, x0, problem.weights)
+    return run_auto(est, problem, kernel, lower, upper, x0, callback,
                     criterion_factory=criterion_factory)
 
 

@@ -87,6 +87,7 @@ class RegressionMachine:
     def __init__(self, est, data):
         self.est, self.data = est, data
         self.y = data.targets
+        self.problem = data.problem(self.y)
         self.log_labels = self.y
         self.factory = None
 
@@ -147,10 +148,9 @@ class RegressionMachine:
     def named_criterion(self, cls, kernel0):
         est = self.est
         loss = est.loss if est.loss in cls.losses() else None
-        return make_criterion(cls.name, self.data.X, self.y, kernel0, loss=loss,
+        return make_criterion(cls.name, self.problem, kernel0, loss=loss,
                               random_state=est.random_state, tol=est.tol,
-                              cache_size=est.cache_size, weights=self.data.weights,
-                              **est._criterion_params(cls))
+                              cache_size=est.cache_size, **est._criterion_params(cls))
 
     def before_auto(self, run):
         pass
@@ -191,10 +191,10 @@ class RegressionMachine:
 
     def validation_at(self, kernel0):
         est = self.est
-        return make_criterion("svr-cv", self.data.X, self.y, kernel0, loss=est.loss,
+        return make_criterion("svr-cv", self.problem, kernel0, loss=est.loss,
                               random_state=0 if est.random_state is None else est.random_state,
                               tol=est._final_tol(), n_folds=min(est.n_folds, self.y.size),
-                              cache_size=est.cache_size, weights=self.data.weights)
+                              cache_size=est.cache_size)
 
     def install(self, tr: Trained, kernel0):
         """Set the fitted model on the estimator (SVR's attributes); returns its kernel."""

@@ -48,6 +48,7 @@ from .criteria import criterion_class
 from .criteria.pairs import pairwise_criterion
 from .kernels.ard import ARDRBFKernel, ScaledPolynomialKernel
 from .search.gradient import minimize_lbfgsb, minimize_projected_gradient
+from .solvers import Problem
 
 __all__ = ["ScalingSelector", "FilterSelector", "pearson_scores", "fisher_scores", "ks_scores",
            "FILTER_SCORES"]
@@ -397,13 +398,13 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
             y_pm, self.classes_ = check_binary_y(y, X.shape[0])
 
             def make_crit(Zs, kernel):
-                return crit_cls(Zs, y_pm, kernel, tol=float(self.tol))
+                return crit_cls(Problem(Zs, y_pm), kernel, tol=float(self.tol))
         else:   # one-vs-one pairs, their criteria summed at one θ (class docstring)
 
             self.classes_ = classes
 
             def make_crit(Zs, kernel):
-                return pairwise_criterion(crit_cls.name, Zs, y_idx, kernel,
+                return pairwise_criterion(crit_cls.name, Problem(Zs, y_idx), kernel,
                                           n_classes=classes.size, tol=float(self.tol))
         Z = self._fit_space(X)
         D = Z.shape[1]

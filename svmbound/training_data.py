@@ -23,14 +23,16 @@ model. Every class must keep a sample of weight > 0.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
 
 from ._sparse import compact_columns, issparse
 from ._weights import check_sample_weight, combine_weights
+from .solvers import Problem
 
-__all__ = ["TrainingData", "weights_and_kept", "class_label"]
+__all__ = ["TrainingData", "weights_and_kept", "class_label", "data_fingerprint"]
 
 
 def class_label(v) -> str:
@@ -100,6 +102,12 @@ class TrainingData:
         """±1 labels of a binary problem (``classes[1]`` ↦ +1)."""
         return np.where(self.y_idx == 1, 1.0, -1.0)
 
+    def problem(self, targets) -> Problem:
+        """The :class:`~svmbound.solvers.Problem` of these rows with ``targets`` (±1 labels,
+        class indices or real targets, one per row kept) and the weights; nothing is checked
+        again."""
+        return Problem.checked(self.X, targets, self.weights)
+
     @property
     def labels(self) -> np.ndarray:
         """The user's label of each row kept."""
@@ -137,3 +145,20 @@ def _check_kept(y_idx, kept, classes) -> None:
         raise ValueError(f"every sample of class {names} has weight zero (weights are "
                          "class_weight x sample_weight): each of the classes needs a sample of "
                          "weight > 0")
+
+
+def data_fingerprint(X, y, weights=None) -> str:
+    """sha256 over the shapes, dtypes and bytes of X and y, and of the per-sample weights when
+    there are any (what a log was written for)."""
+    h = hashlib.sha256()
+    if issparse(X):           # the CSR arrays (never densified); a different dtype tag
+        X = X.tocsr()
+        h.update(f"csr{X.shape}".encode())
+        for a in (X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data):
+            h.update(np.ascontiguousarray(a).tobytes())
+        X = np.empty(0)
+    for a in (X, y) if weights is None else (X, y, weights):
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.dtype.str}{a.shape}".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()

@@ -11,6 +11,7 @@ from svmbound.search.annealing import (acceptance_probability, cooling_constant,
                                        minimize_annealing, neighbour_step, temperature)
 from svmbound.search.grid import evaluate_grid, grid_range
 from svmbound.search.space import Param, SearchSpace, criterion_objective
+from svmbound.solvers import Problem
 
 
 def quadratic(z):
@@ -128,7 +129,7 @@ def test_same_seed_same_path_different_seed_different_path(small_svm):
     sp = SearchSpace([Param("log_C", -5, 5), Param("log_sigma2", -5, 5)])
 
     def run(seed):
-        crit = make_criterion("rm-l1-3.2", X, y, RBFKernel(), tol=1e-6)
+        crit = make_criterion("rm-l1-3.2", Problem(X, y), RBFKernel(), tol=1e-6)
         return minimize_annealing(criterion_objective(crit, sp), sp, max_epochs=25,
                                   random_state=seed)
 
@@ -154,12 +155,13 @@ def test_svm_nondifferentiable_bound_reaches_grid_minimum(small_svm):
     (40 seeds; seeds 0–9 at 600 epochs: 9/10), hence 600 epochs here."""
     X, y = small_svm
     axis = grid_range(-5, 5, 0.25)
-    grid = evaluate_grid(make_criterion("rm-l1-3.2", X, y, RBFKernel(), tol=1e-6), axis, axis)
+    grid = evaluate_grid(make_criterion("rm-l1-3.2", Problem(X, y), RBFKernel(), tol=1e-6),
+                         axis, axis)
     f_grid = float(np.nanmin(grid.values))
     sp = SearchSpace([Param("log_C", -5, 5), Param("log_sigma2", -5, 5)])
     ok = 0
     for seed in range(10):
-        crit = make_criterion("rm-l1-3.2", X, y, RBFKernel(), tol=1e-6)
+        crit = make_criterion("rm-l1-3.2", Problem(X, y), RBFKernel(), tol=1e-6)
         r = minimize_annealing(criterion_objective(crit, sp), sp, max_epochs=EPOCHS_SVM,
                                random_state=seed)
         ok += r.fun <= 1.01 * f_grid
@@ -173,7 +175,7 @@ def test_polynomial_space_with_degree(small_svm):
     X, y = small_svm
     sp = SearchSpace([Param("log_C", -3, 3), Param("coef0", 0, 3), Param("degree", 1, 5)])
     assert sp.integer.tolist() == [False, False, True]      # 'degree' is always integer
-    crit = make_criterion("rm-l1-3.2", X, y, PolynomialKernel(degree=2), tol=1e-6)
+    crit = make_criterion("rm-l1-3.2", Problem(X, y), PolynomialKernel(degree=2), tol=1e-6)
     obj = criterion_objective(crit, sp)
     r = minimize_annealing(obj, sp, max_epochs=30, random_state=0)
     d = r.params["degree"]
@@ -184,10 +186,10 @@ def test_polynomial_space_with_degree(small_svm):
     theta = obj.apply(r.x)
     assert crit.kernel.degree == d and obj.kernel_at(r.x).get_params() == {
         "degree": d, "coef0": pytest.approx(r.x[1])}
-    fresh = make_criterion("rm-l1-3.2", X, y, PolynomialKernel(degree=d), tol=1e-6)
+    fresh = make_criterion("rm-l1-3.2", Problem(X, y), PolynomialKernel(degree=d), tol=1e-6)
     assert fresh.evaluate(theta, need_grad=False).value == pytest.approx(r.fun, rel=1e-4)
     # also with the L2 radius-margin bound
-    crit2 = make_criterion("rm-l2", X, y, PolynomialKernel(degree=2), tol=1e-6)
+    crit2 = make_criterion("rm-l2", Problem(X, y), PolynomialKernel(degree=2), tol=1e-6)
     r2 = minimize_annealing(criterion_objective(crit2, sp), sp, max_epochs=10, random_state=1)
     assert isinstance(r2.params["degree"], int) and np.isfinite(r2.fun)
 
@@ -219,7 +221,7 @@ def test_bad_input():
 
 def test_space_must_match_criterion(small_svm):
     X, y = small_svm
-    crit = make_criterion("rm-l1-3.2", X, y, RBFKernel(), tol=1e-6)
+    crit = make_criterion("rm-l1-3.2", Problem(X, y), RBFKernel(), tol=1e-6)
     with pytest.raises(ValueError, match="missing.*log_sigma2"):
         criterion_objective(crit, SearchSpace([Param("log_C", -1, 1)]))
     with pytest.raises(ValueError, match="polynomial"):

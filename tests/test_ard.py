@@ -15,7 +15,7 @@ from svmbound.kernels.ard import ARDRBFKernel, ScaledPolynomialKernel, check_gro
 from svmbound.search.gradient import minimize_lbfgsb, minimize_projected_gradient
 from svmbound.selection import (FilterSelector, ScalingSelector, fisher_scores, ks_scores,
                                 pearson_scores)
-from svmbound.solvers import solve_svm_dual
+from svmbound.solvers import Problem, solve_svm_dual
 from svmbound.toy import make_linear_toy, make_nonlinear_toy
 from _fd import central_fd
 
@@ -49,7 +49,7 @@ THETAS = [np.array([0.0, 0.0, 0.0, 0.0, 0.0]), np.array([1.5, -0.7, 0.4, 1.2, -0
 @pytest.mark.parametrize("theta", THETAS, ids=str)
 def test_ard_rbf_gradient_matches_finite_differences(data, theta):
     X, y = data
-    crit = RadiusMarginL2(X, y, ARDRBFKernel(np.ones(D)), tol=1e-10)
+    crit = RadiusMarginL2(Problem(X, y), ARDRBFKernel(np.ones(D)), tol=1e-10)
     assert crit.param_names[0] == "log_C" and len(crit.param_names) == D + 1
     assert_grad_fd(crit, theta)
 
@@ -57,7 +57,7 @@ def test_ard_rbf_gradient_matches_finite_differences(data, theta):
 @pytest.mark.parametrize("degree", [1, 2, 3])
 def test_scaled_poly_gradient_matches_finite_differences(data, degree):
     X, y = data
-    crit = RadiusMarginL2(X, y, ScaledPolynomialKernel(np.ones(D), degree), tol=1e-10)
+    crit = RadiusMarginL2(Problem(X, y), ScaledPolynomialKernel(np.ones(D), degree), tol=1e-10)
     assert_grad_fd(crit, np.array([0.3, 0.5, -0.4, 1.0, 0.2]))
 
 
@@ -65,16 +65,16 @@ def test_scaled_poly_gradient_matches_finite_differences(data, degree):
                          ids=lambda k: k.name)
 def test_span_gradient_by_contraction_matches_finite_differences(data, kernel):
     X, y = data
-    crit = SpanBound(X, y, kernel, tol=1e-10)
+    crit = SpanBound(Problem(X, y), kernel, tol=1e-10)
     assert_grad_fd(crit, np.array([0.5, 0.3, -0.5, 0.8, 0.1]), rel=1e-4)
 
 
 def test_span_by_contraction_with_one_group_equals_span_for_plain_rbf(data):
     """The contract_matrix path (ARD, one group) gives the derivative-matrix path's gradient."""
     X, y = data
-    a = SpanBound(X, y, RBFKernel(), tol=1e-10).evaluate([0.7, 0.9])
+    a = SpanBound(Problem(X, y), RBFKernel(), tol=1e-10).evaluate([0.7, 0.9])
     ard = ARDRBFKernel(np.ones(1), groups=np.zeros(X.shape[1], dtype=int))
-    b = SpanBound(X, y, ard, tol=1e-10).evaluate([0.7, 0.9])
+    b = SpanBound(Problem(X, y), ard, tol=1e-10).evaluate([0.7, 0.9])
     np.testing.assert_allclose(b.value, a.value, rtol=1e-10)
     np.testing.assert_allclose(b.grad, a.grad, rtol=1e-7)
 
@@ -85,14 +85,14 @@ def test_span_by_contraction_with_one_group_equals_span_for_plain_rbf(data):
 def test_equal_factors_give_isotropic_rbf(data):
     X, y = data
     s2 = 1.7
-    iso = RadiusMarginL2(X, y, RBFKernel(), tol=1e-10).evaluate([0.4, np.log(s2)])
-    ard = RadiusMarginL2(X, y, ARDRBFKernel(np.ones(D)), tol=1e-10).evaluate(
+    iso = RadiusMarginL2(Problem(X, y), RBFKernel(), tol=1e-10).evaluate([0.4, np.log(s2)])
+    ard = RadiusMarginL2(Problem(X, y), ARDRBFKernel(np.ones(D)), tol=1e-10).evaluate(
         np.r_[0.4, np.full(D, np.log(s2))])
     np.testing.assert_allclose(ard.value, iso.value, rtol=1e-10)
     np.testing.assert_allclose(ard.grad[0], iso.grad[0], rtol=1e-8)
     np.testing.assert_allclose(ard.grad[1:].sum(), iso.grad[1], rtol=1e-8)
     # one group holding every feature is the isotropic kernel with one parameter
-    grp = RadiusMarginL2(X, y, ARDRBFKernel([1.0], groups=np.zeros(D, int)), tol=1e-10)
+    grp = RadiusMarginL2(Problem(X, y), ARDRBFKernel([1.0], groups=np.zeros(D, int)), tol=1e-10)
     ev = grp.evaluate([0.4, np.log(s2)])
     np.testing.assert_allclose(ev.value, iso.value, rtol=1e-10)
     np.testing.assert_allclose(ev.grad, iso.grad, rtol=1e-8)
@@ -101,9 +101,9 @@ def test_equal_factors_give_isotropic_rbf(data):
 def test_equal_factors_give_polynomial_on_scaled_data(data):
     X, y = data
     s2 = 2.5
-    ref = RadiusMarginL2(X / np.sqrt(s2), y, PolynomialKernel(2, 1.0), tol=1e-10)
+    ref = RadiusMarginL2(Problem(X / np.sqrt(s2), y), PolynomialKernel(2, 1.0), tol=1e-10)
     ref_val = ref.evaluate([0.2, 1.0]).value
-    crit = RadiusMarginL2(X, y, ScaledPolynomialKernel(np.ones(D), 2), tol=1e-10)
+    crit = RadiusMarginL2(Problem(X, y), ScaledPolynomialKernel(np.ones(D), 2), tol=1e-10)
     theta = np.r_[0.2, np.full(D, np.log(s2))]
     ev = crit.evaluate(theta)
     np.testing.assert_allclose(ev.value, ref_val, rtol=1e-10)
@@ -119,8 +119,8 @@ def test_grouped_gradient_is_sum_of_member_gradients(data, cls):
     X, y = data
     groups = np.array([1, 0, 1, 0])
     g_sig = np.array([0.8, 1.9])
-    crit_g = RadiusMarginL2(X, y, cls(g_sig, groups=groups), tol=1e-10)
-    crit_f = RadiusMarginL2(X, y, cls(g_sig[groups]), tol=1e-10)
+    crit_g = RadiusMarginL2(Problem(X, y), cls(g_sig, groups=groups), tol=1e-10)
+    crit_f = RadiusMarginL2(Problem(X, y), cls(g_sig[groups]), tol=1e-10)
     eg = crit_g.evaluate(np.r_[0.3, np.log(g_sig)])
     ef = crit_f.evaluate(np.r_[0.3, np.log(g_sig[groups])])
     np.testing.assert_allclose(eg.value, ef.value, rtol=1e-12)
@@ -335,7 +335,7 @@ def test_search_path_and_count_contract(search):
 
 def test_lbfgsb_on_criterion_decreases(data):
     X, y = data
-    crit = RadiusMarginL2(X, y, ARDRBFKernel(np.ones(D)), tol=1e-8)
+    crit = RadiusMarginL2(Problem(X, y), ARDRBFKernel(np.ones(D)), tol=1e-8)
     res = minimize_lbfgsb(crit.fun, crit.grad, np.zeros(D + 1), -10, 10, max_iter=30)
     assert res.fun < res.path[0]["value"]
     assert res.nfev == crit.n_trainings

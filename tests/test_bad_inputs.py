@@ -12,7 +12,7 @@ from sklearn.exceptions import NotFittedError
 
 from svmbound import BoundSVC, solve_radius, solve_svm_dual
 from svmbound.cli import main
-from svmbound.criteria import make_criterion
+from svmbound.criteria import Problem, make_criterion
 from svmbound.kernels import LinearKernel, RBFKernel
 from svmbound.selection import ScalingSelector
 
@@ -128,18 +128,18 @@ API_CASES = {
     "radius-kernel-overflow": (lambda: solve_radius(X * 1e200, LinearKernel()), "kernel's values are not finite"),
     "radius-kernel": (lambda: solve_radius(X, None), "kernel must be a svmbound Kernel"),
     # make_criterion / evaluate
-    "crit-name": (lambda: make_criterion("aic", X, Y, K), "unknown criterion 'aic'"),
-    "crit-loss": (lambda: make_criterion("rm-l1", X, Y, K, loss="l2"), "is for the L1-SVM"),
-    "crit-kernel": (lambda: make_criterion("rm-l2", X, Y, "rbf"), "kernel must be a svmbound Kernel"),
-    "crit-labels": (lambda: make_criterion("rm-l2", X, np.where(Y > 0, 1.0, 0.0), K), "y must contain only -1 and +1"),
-    "crit-kwarg": (lambda: make_criterion("rm-l2", X, Y, K, C=3.0), "takes no parameter 'C'"),
-    "crit-tol": (lambda: make_criterion("rm-l2", X, Y, K, tol=0.0), "tol must be a finite number > 0"),
-    "crit-max-iter": (lambda: make_criterion("rm-l2", X, Y, K, max_iter=-1), "max_iter must be None or an integer >= 1"),
-    "crit-folds": (lambda: make_criterion("cv-error", X, Y, K, n_folds=1), "n_folds must be between 2"),
-    "crit-validation": (lambda: make_criterion("smoothed-validation", X, Y, K, validation_fraction=1.5), "validation_fraction must be in (0, 1)"),
-    "crit-theta-length": (lambda: make_criterion("rm-l2", X, Y, K).evaluate([0.0]), "theta must have 2 entries"),
-    "crit-theta-nan": (lambda: make_criterion("rm-l2", X, Y, K).evaluate([0.0, np.nan]), "theta must be finite"),
-    "crit-theta-string": (lambda: make_criterion("rm-l2", X, Y, K).evaluate(["a", "b"]), "theta must be 2 numbers"),
+    "crit-name": (lambda: make_criterion("aic", Problem(X, Y), K), "unknown criterion 'aic'"),
+    "crit-loss": (lambda: make_criterion("rm-l1", Problem(X, Y), K, loss="l2"), "is for the L1-SVM"),
+    "crit-kernel": (lambda: make_criterion("rm-l2", Problem(X, Y), "rbf"), "kernel must be a svmbound Kernel"),
+    "crit-labels": (lambda: make_criterion("rm-l2", Problem(X, np.where(Y > 0, 1.0, 0.0)), K), "y must contain only -1 and +1"),
+    "crit-kwarg": (lambda: make_criterion("rm-l2", Problem(X, Y), K, C=3.0), "takes no parameter 'C'"),
+    "crit-tol": (lambda: make_criterion("rm-l2", Problem(X, Y), K, tol=0.0), "tol must be a finite number > 0"),
+    "crit-max-iter": (lambda: make_criterion("rm-l2", Problem(X, Y), K, max_iter=-1), "max_iter must be None or an integer >= 1"),
+    "crit-folds": (lambda: make_criterion("cv-error", Problem(X, Y), K, n_folds=1), "n_folds must be between 2"),
+    "crit-validation": (lambda: make_criterion("smoothed-validation", Problem(X, Y), K, validation_fraction=1.5), "validation_fraction must be in (0, 1)"),
+    "crit-theta-length": (lambda: make_criterion("rm-l2", Problem(X, Y), K).evaluate([0.0]), "theta must have 2 entries"),
+    "crit-theta-nan": (lambda: make_criterion("rm-l2", Problem(X, Y), K).evaluate([0.0, np.nan]), "theta must be finite"),
+    "crit-theta-string": (lambda: make_criterion("rm-l2", Problem(X, Y), K).evaluate(["a", "b"]), "theta must be 2 numbers"),
     # ScalingSelector
     "sel-keep-zero": (lambda: ScalingSelector(n_features_to_select=0).fit(X, Y), "'n_features_to_select' parameter of ScalingSelector must be an int in the range [1, inf), a float in the range (0.0, 1.0) or None. Got 0"),
     "sel-keep-many": (lambda: ScalingSelector(n_features_to_select=9).fit(X, Y), "larger than the number of features (3)"),

@@ -22,7 +22,7 @@ from svmbound.criteria.span import (JaakkolaHaussler, OpperWinther, RadiusMargin
 from svmbound.criteria.validation import (SmoothedValidationError, ValidationError, platt_fit,
                                           platt_nll, platt_targets)
 from svmbound.kernels import PolynomialKernel, RBFKernel
-from svmbound.solvers import decision_function, solve_svm_dual
+from svmbound.solvers import Problem, decision_function, solve_svm_dual
 from _fd import central_fd
 
 
@@ -65,7 +65,7 @@ THETAS = [(0.0, 0.0), (2.0, 1.0), (-1.5, 1.5), (4.0, -1.0), (1.0, 4.0)]
 @pytest.mark.parametrize("eta", [0.1, 0.0])
 def test_span_bound_gradient_matches_finite_differences(data, theta, eta):
     X, y = data
-    crit = SpanBound(X, y, RBFKernel(), eta=eta, tol=1e-10)
+    crit = SpanBound(Problem(X, y), RBFKernel(), eta=eta, tol=1e-10)
     theta = np.array(theta)
     ev = crit.evaluate(theta)
     assert_grad_close(ev.grad, central_fd(crit.fun, theta), ev.value)
@@ -73,7 +73,7 @@ def test_span_bound_gradient_matches_finite_differences(data, theta, eta):
 
 def test_span_bound_gradient_polynomial_kernel_and_sigmoid_constants(data):
     X, y = data
-    crit = SpanBound(X, y, PolynomialKernel(degree=2, coef0=1.0), A=2.0, B=0.5, eta=0.05,
+    crit = SpanBound(Problem(X, y), PolynomialKernel(degree=2, coef0=1.0), A=2.0, B=0.5, eta=0.05,
                      tol=1e-10)
     theta = np.array([0.3, 0.8])
     ev = crit.evaluate(theta)
@@ -88,7 +88,7 @@ def test_span_bound_unsupported_kernel_raises(data):
             return ScaledRBF(float(np.exp(theta[0])))
 
     X, y = data
-    crit = SpanBound(X, y, ScaledRBF())
+    crit = SpanBound(Problem(X, y), ScaledRBF())
     with pytest.raises(NotImplementedError, match="scaled-rbf"):
         crit.evaluate(np.zeros(2))
     assert np.isfinite(crit.evaluate(np.zeros(2), need_grad=False).value)
@@ -98,7 +98,7 @@ def test_span_bound_unsupported_kernel_raises(data):
 @pytest.mark.parametrize("fit_offset", [False, True])
 def test_smoothed_validation_gradient_matches_finite_differences(data, theta, fit_offset):
     X, y = data
-    crit = SmoothedValidationError(X, y, RBFKernel(), tol=1e-10, fit_offset=fit_offset)
+    crit = SmoothedValidationError(Problem(X, y), RBFKernel(), tol=1e-10, fit_offset=fit_offset)
     theta = np.array(theta)
     ev = crit.evaluate(theta)
     assert_grad_close(ev.grad, central_fd(crit.fun, theta), ev.value)
@@ -107,7 +107,7 @@ def test_smoothed_validation_gradient_matches_finite_differences(data, theta, fi
 def test_smoothed_validation_fixed_platt_gradient(data, monkeypatch):
     """fixed_platt=True: the derivative of T with (A, B) frozen at their fitted values."""
     X, y = data
-    crit = SmoothedValidationError(X, y, RBFKernel(), fixed_platt=True, fit_offset=True,
+    crit = SmoothedValidationError(Problem(X, y), RBFKernel(), fixed_platt=True, fit_offset=True,
                                    tol=1e-10)
     theta = np.array([1.0, 0.5])
     ev = crit.evaluate(theta)
@@ -115,13 +115,13 @@ def test_smoothed_validation_fixed_platt_gradient(data, monkeypatch):
     monkeypatch.setattr(validation_mod, "platt_fit", lambda f, y, **kw: (A, B))
     fd = central_fd(lambda t: crit.evaluate(t, need_grad=False).value, theta)
     assert_grad_close(ev.grad, fd, ev.value)
-    total = SmoothedValidationError(X, y, RBFKernel(), tol=1e-10, fit_offset=True)
+    total = SmoothedValidationError(Problem(X, y), RBFKernel(), tol=1e-10, fit_offset=True)
     assert not np.allclose(total.evaluate(theta).grad, ev.grad, rtol=1e-3)
 
 
 def test_smoothed_validation_polynomial_kernel(data):
     X, y = data
-    crit = SmoothedValidationError(X, y, PolynomialKernel(degree=3, coef0=1.0), tol=1e-10,
+    crit = SmoothedValidationError(Problem(X, y), PolynomialKernel(degree=3, coef0=1.0), tol=1e-10,
                                    validation_fraction=0.4, random_state=3)
     theta = np.array([-0.5, 1.2])
     ev = crit.evaluate(theta)
@@ -174,7 +174,7 @@ def test_span_bound_value_matches_formula(data):
     s2 = np.array([constrained_span(Kt, p, 0.1 / alpha)[0] for p in range(sv.size)])
     psi = lambda x: 1.0 / (1.0 + np.exp(-5.0 * x))
     expected = psi(alpha * s2 - 1).sum() + (y.size - sv.size) * psi(-1.0)
-    ev = SpanBound(X, y, RBFKernel(), tol=1e-12).evaluate(theta)
+    ev = SpanBound(Problem(X, y), RBFKernel(), tol=1e-12).evaluate(theta)
     np.testing.assert_allclose(ev.value, expected, rtol=1e-8)
     np.testing.assert_allclose(ev.info["rate"], expected / y.size, rtol=1e-8)
 
@@ -193,19 +193,19 @@ def test_estimates_match_their_formulas(data):
         OpperWinther: np.count_nonzero(a / np.diag(np.linalg.inv(Kt)) > 1),
     }
     for cls, value in expected.items():
-        ev = cls(X, y, RBFKernel(), tol=1e-12).evaluate(theta)
+        ev = cls(Problem(X, y), RBFKernel(), tol=1e-12).evaluate(theta)
         assert ev.value == value, cls.name
         assert ev.grad is None and not cls.differentiable and cls.loss == "l2"
     # SpanBound with η = 0 counts the same errors as the unsmoothed estimate
-    ev = SpanBound(X, y, RBFKernel(), eta=0.0, tol=1e-12).evaluate(theta)
+    ev = SpanBound(Problem(X, y), RBFKernel(), eta=0.0, tol=1e-12).evaluate(theta)
     assert ev.info["n_span_errors"] == expected[SpanEstimate]
 
 
 def test_r2_gamma2_is_rm_l2(data):
     X, y = data
     theta = np.array([1.2, -0.3])
-    a = RadiusMarginHard(X, y, RBFKernel(), tol=1e-10).evaluate(theta)
-    b = RadiusMarginL2(X, y, RBFKernel(), tol=1e-10).evaluate(theta)
+    a = RadiusMarginHard(Problem(X, y), RBFKernel(), tol=1e-10).evaluate(theta)
+    b = RadiusMarginL2(Problem(X, y), RBFKernel(), tol=1e-10).evaluate(theta)
     np.testing.assert_allclose(a.value, b.value, rtol=1e-12)
     np.testing.assert_allclose(a.grad, b.grad, rtol=1e-12)
 
@@ -279,9 +279,9 @@ def test_loo_bounded_by_sv_count_and_radius_margin(small, theta):
     """LOO errors of the L2-SVM (with threshold) ≤ N_SV (§3.2.1) and ≤ 4 R̃²‖w̃‖² (§3.2.5)."""
     X, y = small
     theta = np.array(theta)
-    loo = LeaveOneOutError(X, y, RBFKernel(), loss="l2", tol=1e-10).evaluate(theta).value
-    nsv = SupportVectorCount(X, y, RBFKernel(), tol=1e-10).evaluate(theta).value
-    rm = RadiusMarginHard(X, y, RBFKernel(), tol=1e-10).evaluate(theta).value
+    loo = LeaveOneOutError(Problem(X, y), RBFKernel(), loss="l2", tol=1e-10).evaluate(theta).value
+    nsv = SupportVectorCount(Problem(X, y), RBFKernel(), tol=1e-10).evaluate(theta).value
+    rm = RadiusMarginHard(Problem(X, y), RBFKernel(), tol=1e-10).evaluate(theta).value
     assert loo <= nsv
     assert loo <= 4 * rm
 
@@ -291,7 +291,7 @@ def test_loo_bounded_by_sv_count_and_radius_margin(small, theta):
 def test_loo_error_matches_sklearn_bruteforce(small, theta):
     X, y = small
     C, kern = np.exp(theta[0]), RBFKernel(np.exp(theta[1]))
-    crit = LeaveOneOutError(X, y, RBFKernel(), tol=1e-10)
+    crit = LeaveOneOutError(Problem(X, y), RBFKernel(), tol=1e-10)
     ev = crit.evaluate(np.array(theta))
     errors = []
     for p in range(y.size):
@@ -309,7 +309,7 @@ def test_loo_error_l2_matches_cold_bruteforce(small):
     X, y = small
     theta = np.array([1.0, 0.2])
     C, kern = np.exp(theta[0]), RBFKernel(np.exp(theta[1]))
-    ev = LeaveOneOutError(X, y, RBFKernel(), loss="l2", tol=1e-10).evaluate(theta)
+    ev = LeaveOneOutError(Problem(X, y), RBFKernel(), loss="l2", tol=1e-10).evaluate(theta)
     errors = []
     for p in range(y.size):
         keep = np.arange(y.size) != p
@@ -323,7 +323,7 @@ def test_loo_error_l2_matches_cold_bruteforce(small):
 def test_cv_error_matches_sklearn_cross_val_score(data, theta):
     X, y = data
     C, kern = np.exp(theta[0]), RBFKernel(np.exp(theta[1]))
-    crit = CrossValidationError(X, y, RBFKernel(), n_folds=5, random_state=4, tol=1e-10)
+    crit = CrossValidationError(Problem(X, y), RBFKernel(), n_folds=5, random_state=4, tol=1e-10)
     ev = crit.evaluate(np.array(theta))
     acc = cross_val_score(SVC(C=C, kernel="rbf", gamma=kern.gamma, tol=1e-10), X, y,
                           cv=crit.folds)
@@ -334,7 +334,7 @@ def test_cv_error_matches_sklearn_cross_val_score(data, theta):
     assert np.array_equal(np.sort(np.concatenate([te for _, te in crit.folds])), np.arange(y.size))
     # warm-started evaluation after a move equals a cold one
     theta2 = np.array(theta) + 0.3
-    cold = CrossValidationError(X, y, RBFKernel(), n_folds=5, random_state=4, tol=1e-10)
+    cold = CrossValidationError(Problem(X, y), RBFKernel(), n_folds=5, random_state=4, tol=1e-10)
     assert crit.evaluate(theta2).value == cold.evaluate(theta2).value
 
 
@@ -347,21 +347,21 @@ def test_cv_precompute_answers_as_the_runs_evaluated_one_after_the_other(data, n
     X, y = data
     a, b, c = (0.0, 0.5), (2.0, 0.5), (1.0, -0.4)      # a, b: one kernel; c: another
     kw = dict(n_folds=5, random_state=4, tol=1e-3)
-    pre = CrossValidationError(X, y, RBFKernel(), n_jobs=n_jobs, **kw)
+    pre = CrossValidationError(Problem(X, y), RBFKernel(), n_jobs=n_jobs, **kw)
     pre.precompute([a, b, c])
     assert pre.n_trainings == 0                 # counted when evaluate answers from them
     got = [pre.evaluate(np.array(t), need_grad=False) for t in (a, b, c)]
     assert pre.n_trainings == 15 and not pre._precomputed
-    run1 = CrossValidationError(X, y, RBFKernel(), **kw)
+    run1 = CrossValidationError(Problem(X, y), RBFKernel(), **kw)
     want = [run1.evaluate(np.array(t), need_grad=False) for t in (a, b)]
-    want.append(CrossValidationError(X, y, RBFKernel(), **kw).evaluate(np.array(c),
-                                                                        need_grad=False))
+    want.append(CrossValidationError(Problem(X, y), RBFKernel(), **kw).evaluate(np.array(c),
+                                                                                 need_grad=False))
     for g, w in zip(got, want):
         assert g.value == w.value and g.info["hinge"] == w.info["hinge"]
         assert g.info["n_iter"] == w.info["n_iter"]
     # the first θ answered elsewhere (a resumed run's log): its run is still trained for the
     # warm start of b, but only b is kept; c's run is not needed by anything skipped
-    skip = CrossValidationError(X, y, RBFKernel(), **kw)
+    skip = CrossValidationError(Problem(X, y), RBFKernel(), **kw)
     skip.precompute([a, b, c], skip=1)
     C_a, k_a = skip.split_theta(np.array(a))
     kept = set(skip._precomputed)
@@ -395,8 +395,8 @@ def test_validation_criteria_values(data):
     X, y = data
     theta = np.array([0.7, 0.1])
     C, kern = np.exp(theta[0]), RBFKernel(np.exp(theta[1]))
-    smooth = SmoothedValidationError(X, y, RBFKernel(), tol=1e-12, fit_offset=True)
-    plain = ValidationError(X, y, RBFKernel(), tol=1e-12)
+    smooth = SmoothedValidationError(Problem(X, y), RBFKernel(), tol=1e-12, fit_offset=True)
+    plain = ValidationError(Problem(X, y), RBFKernel(), tol=1e-12)
     # stratified 30 % split, identical for both criteria
     assert np.array_equal(smooth.val_index_, plain.val_index_)
     assert smooth.y_val.size == round(0.3 * y.size)
@@ -414,13 +414,14 @@ def test_validation_criteria_values(data):
     a_grid = np.linspace(A0 - 0.5, A0 + 0.5, 101)
     assert platt_nll(A0, 0.0, f, t) <= min(platt_nll(a, 0.0, f, t) for a in a_grid) + 1e-12
     P0 = 1 / (1 + np.exp(A0 * f))
-    default = SmoothedValidationError(X, y, RBFKernel(), tol=1e-12)
+    default = SmoothedValidationError(Problem(X, y), RBFKernel(), tol=1e-12)
     np.testing.assert_allclose(default.evaluate(theta).value, np.minimum(P0, 1 - P0).sum(),
                                rtol=1e-8)
     np.testing.assert_allclose([ev.info["platt_A"], ev.info["platt_B"]], [A, B], rtol=1e-6)
     assert plain.evaluate(theta).value == np.count_nonzero(smooth.y_val * f < 0)
     # explicit validation set: all of X is used for training
-    ext = ValidationError(X[:50], y[:50], RBFKernel(), X_val=X[50:], y_val=y[50:], tol=1e-12)
+    ext = ValidationError(Problem(X[:50], y[:50]), RBFKernel(), X_val=X[50:], y_val=y[50:],
+                          tol=1e-12)
     sol = solve_svm_dual(X[:50], y[:50], kern, C, loss="l2", tol=1e-12)
     f = decision_function(X[:50], y[:50], sol.alpha, sol.b, kern, X[50:])
     assert ext.evaluate(theta).value == np.count_nonzero(y[50:] * f < 0)
@@ -429,15 +430,15 @@ def test_validation_criteria_values(data):
 def test_constructor_errors(data):
     X, y = data
     with pytest.raises(ValueError, match="validation_fraction"):
-        ValidationError(X, y, RBFKernel(), validation_fraction=1.5)
+        ValidationError(Problem(X, y), RBFKernel(), validation_fraction=1.5)
     with pytest.raises(ValueError, match="X_val and y_val"):
-        SmoothedValidationError(X, y, RBFKernel(), X_val=X)
+        SmoothedValidationError(Problem(X, y), RBFKernel(), X_val=X)
     with pytest.raises(ValueError, match="loss"):
-        LeaveOneOutError(X, y, RBFKernel(), loss="hinge")
+        LeaveOneOutError(Problem(X, y), RBFKernel(), loss="hinge")
     with pytest.raises(ValueError, match="n_folds"):
-        CrossValidationError(X, y, RBFKernel(), n_folds=1)
+        CrossValidationError(Problem(X, y), RBFKernel(), n_folds=1)
     with pytest.raises(ValueError, match="eta"):
-        SpanBound(X, y, RBFKernel(), eta=-1)
+        SpanBound(Problem(X, y), RBFKernel(), eta=-1)
 
 
 def test_cholesky_paths_equal_the_lu_paths():
@@ -476,16 +477,16 @@ def test_cv_folds_on_the_shared_kernel_matrix_solve_the_same_problems(data, monk
     X, y = data
     kern = RBFKernel() if kernel == "rbf" else PolynomialKernel(2, 1.0)
     w = np.linspace(0.5, 2.0, y.size) if weighted else None
-    kw = dict(n_folds=5, random_state=4, tol=1e-10, weights=w)
+    kw = dict(n_folds=5, random_state=4, tol=1e-10)
     thetas = ([(0.0, 0.5), (2.0, 0.5), (1.0, -0.4)] if kernel == "rbf" else
               [(0.0, 0.0), (2.0, 0.0), (1.0, 0.7)])
     got = {}
     for fraction in (None, 0.25):
         monkeypatch.setattr(reference, "SHARED_GRAM_FRACTION", fraction)
-        crit = CrossValidationError(X, y, kern, **kw)
+        crit = CrossValidationError(Problem(X, y, w), kern, **kw)
         assert (crit.shared_gram(kern) is None) == (fraction is None)
         got[fraction] = [crit.evaluate(np.array(t), need_grad=False) for t in thetas]
-        pre = CrossValidationError(X, y, kern, **kw)
+        pre = CrossValidationError(Problem(X, y, w), kern, **kw)
         pre.precompute(thetas)
         got[fraction] += [pre.evaluate(np.array(t), need_grad=False) for t in thetas]
         got[fraction].append([s.alpha for s in crit._fold_prev])
@@ -504,15 +505,16 @@ def test_cv_shares_a_kernel_matrix_only_where_it_pays_and_fits(data):
     from svmbound.kernels import LinearKernel, PolynomialKernel
 
     X, y = data
-    crit = CrossValidationError(X, y, RBFKernel(), n_folds=5, random_state=4)
+    crit = CrossValidationError(Problem(X, y), RBFKernel(), n_folds=5, random_state=4)
     np.testing.assert_array_equal(crit.shared_gram(RBFKernel(2.0)), RBFKernel(2.0).block(X))
     assert crit.shared_gram(PolynomialKernel(2, 1.0)) is not None
     assert crit.shared_gram(LinearKernel()) is None
-    sparse = CrossValidationError(sp.csr_matrix(X), y, RBFKernel(), n_folds=5, random_state=4)
+    sparse = CrossValidationError(Problem(sp.csr_matrix(X), y), RBFKernel(), n_folds=5,
+                                  random_state=4)
     assert sparse.shared_gram(RBFKernel()) is None
     n = y.size
-    tiny = CrossValidationError(X, y, RBFKernel(), n_folds=5, random_state=4,
+    tiny = CrossValidationError(Problem(X, y), RBFKernel(), n_folds=5, random_state=4,
                                 cache_size=8.0 * n * n / 2**20)     # K is the whole cache
     assert tiny.shared_gram(RBFKernel()) is None
-    hold_out = CrossValidationError(X, y, RBFKernel(), folds=[crit.folds[0]])
+    hold_out = CrossValidationError(Problem(X, y), RBFKernel(), folds=[crit.folds[0]])
     assert hold_out.shared_gram(RBFKernel()) is None

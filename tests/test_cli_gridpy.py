@@ -254,13 +254,13 @@ def test_n_features_fixes_the_width(files, capsys):
 def test_grid_of_the_cv_error_maps_the_test_error_of_the_full_model(files):
     """The cv-error criterion trains on the folds only; the grid (and its --plot map) then
     trains the full SVM at each point for the test error — not a stale model of another point."""
-    from svmbound.criteria import make_criterion
+    from svmbound.criteria import Problem, make_criterion
     from svmbound.kernels import RBFKernel
     from svmbound.search.grid import evaluate_grid
 
     _, X, y, Xt, yt = files
     y, yt = y.astype(float), yt.astype(float)
-    crit = make_criterion("cv-error", X, y, RBFKernel(), loss="l1", n_folds=3)
+    crit = make_criterion("cv-error", Problem(X, y), RBFKernel(), loss="l1", n_folds=3)
     log_c, log_s2 = np.array([-1.0, 2.0]), np.array([-1.0, 1.5])
     g = evaluate_grid(crit, log_c, log_s2, Xt, yt)
     for i, ls in enumerate(log_s2):

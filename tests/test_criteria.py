@@ -10,6 +10,7 @@ from svmbound.criteria import (CRITERIA, DuanL1, RadiusMarginL1, RadiusMarginL1A
                                RadiusMarginL1Sum, RadiusMarginL2Quarter, RadiusMarginL2, RadiusMarginL2Half,
                                criterion_class, make_criterion)
 from svmbound.kernels import PolynomialKernel, RBFKernel
+from svmbound.solvers import Problem
 from _fd import central_fd
 
 
@@ -34,7 +35,7 @@ DIFFERENTIABLE = sorted(n for n, c in CRITERIA.items()
 @pytest.mark.parametrize("theta", POINTS)
 def test_gradient_matches_finite_differences(data, name, theta):
     X, y = data
-    crit = make_criterion(name, X, y, RBFKernel(), tol=1e-8)
+    crit = make_criterion(name, Problem(X, y), RBFKernel(), tol=1e-8)
     theta = np.array(theta)
     ev = crit.evaluate(theta)
     fd = central_fd(crit, theta)
@@ -44,7 +45,7 @@ def test_gradient_matches_finite_differences(data, name, theta):
 
 def test_l1_gradient_with_polynomial_coef0(data):
     X, y = data
-    crit = RadiusMarginL1(X, y, PolynomialKernel(degree=2, coef0=1.0), tol=1e-9)
+    crit = RadiusMarginL1(Problem(X, y), PolynomialKernel(degree=2, coef0=1.0), tol=1e-9)
     theta = np.array([0.5, 1.3])
     ev = crit.evaluate(theta)
     fd = central_fd(crit, theta, h=1e-5)
@@ -60,7 +61,7 @@ def test_l2_value_equals_explicit_formula(data):
     X, y = data
     C = np.exp(1.0)
     kern = RBFKernel(np.exp(0.7))
-    crit = RadiusMarginL2(X, y, RBFKernel(), tol=1e-10)
+    crit = RadiusMarginL2(Problem(X, y), RBFKernel(), tol=1e-10)
     ev = crit.evaluate(np.array([1.0, 0.7]))
     alpha = crit._svm_prev.alpha
     beta = crit._radius_prev["sol"].beta
@@ -76,7 +77,7 @@ def test_l1_value_equals_primal(data):
     X, y = data
     C = np.exp(0.5)
     kern = RBFKernel(np.exp(1.0))
-    crit = RadiusMarginL1(X, y, RBFKernel(), tol=1e-10)
+    crit = RadiusMarginL1(Problem(X, y), RBFKernel(), tol=1e-10)
     ev = crit.evaluate(np.array([0.5, 1.0]))
     sol = crit._svm_prev
     K = kern.block(X)
@@ -93,19 +94,19 @@ def test_chung_theorem_1(data):
     X, y = data
     for logc in (-4.0, -1.0, 0.0, 2.0, 6.0):
         theta = np.array([logc, 1.0])
-        tilde = RadiusMarginL2(X, y, RBFKernel(), tol=1e-9).evaluate(theta)
-        half = RadiusMarginL2Half(X, y, RBFKernel(), tol=1e-9).evaluate(theta)
+        tilde = RadiusMarginL2(Problem(X, y), RBFKernel(), tol=1e-9).evaluate(theta)
+        half = RadiusMarginL2Half(Problem(X, y), RBFKernel(), tol=1e-9).evaluate(theta)
         assert half.info["R2"] > 0.5
         assert half.value <= tilde.value * (1 + 1e-9)
 
 
 def test_warm_start_reaches_cold_value(data):
     X, y = data
-    warm = RadiusMarginL1(X, y, RBFKernel(), tol=1e-9)
+    warm = RadiusMarginL1(Problem(X, y), RBFKernel(), tol=1e-9)
     path = [np.array([0.0, 0.0]), np.array([0.3, 0.3]), np.array([0.2, 0.6])]
     for theta in path:
         v_warm = warm.fun(theta)
-        v_cold = RadiusMarginL1(X, y, RBFKernel(), tol=1e-9, warm_start=False).fun(theta)
+        v_cold = RadiusMarginL1(Problem(X, y), RBFKernel(), tol=1e-9, warm_start=False).fun(theta)
         np.testing.assert_allclose(v_warm, v_cold, rtol=1e-7)
     assert warm.n_trainings == len(path)
 
@@ -123,17 +124,17 @@ def test_new_kernel_starts_cold_a_step_in_c_from_the_last_solution(data, cls):
         crit.evaluate(theta)
         return crit._svm_prev.n_iter
 
-    crit = cls(X, y, RBFKernel(), tol=1e-6)
+    crit = cls(Problem(X, y), RBFKernel(), tol=1e-6)
     crit.evaluate(a)
-    cold_step = cls(X, y, RBFKernel(), tol=1e-6)
+    cold_step = cls(Problem(X, y), RBFKernel(), tol=1e-6)
     assert iterations(crit, step_c) < iterations(cold_step, step_c)
     assert crit.fun(step_c) == pytest.approx(cold_step.fun(step_c), rel=1e-6)
-    assert iterations(crit, new_kernel) == iterations(cls(X, y, RBFKernel(), tol=1e-6),
+    assert iterations(crit, new_kernel) == iterations(cls(Problem(X, y), RBFKernel(), tol=1e-6),
                                                       new_kernel)
-    warm = cls(X, y, RBFKernel(), tol=1e-6)
+    warm = cls(Problem(X, y), RBFKernel(), tol=1e-6)
     warm.warm_across_kernels = True
     warm.evaluate(step_c)
-    assert iterations(warm, new_kernel) != iterations(cls(X, y, RBFKernel(), tol=1e-6),
+    assert iterations(warm, new_kernel) != iterations(cls(Problem(X, y), RBFKernel(), tol=1e-6),
                                                       new_kernel)
 
 
@@ -146,9 +147,9 @@ def test_registry_errors(data):
     assert criterion_class("radius-margin", "l1") is RadiusMarginL1
     assert criterion_class("radius-margin", "l2") is RadiusMarginL2
     with pytest.raises(ValueError, match="delta must be"):
-        RadiusMarginL1(X, y, RBFKernel(), delta=0.0)
+        RadiusMarginL1(Problem(X, y), RBFKernel(), delta=0.0)
     with pytest.raises(ValueError, match="theta must have 2 entries"):
-        RadiusMarginL1(X, y, RBFKernel()).fun(np.zeros(3))
+        RadiusMarginL1(Problem(X, y), RBFKernel()).fun(np.zeros(3))
 
 
 def test_l1_heuristic_bounds_match_their_formulas(data):
@@ -165,16 +166,17 @@ def test_l1_heuristic_bounds_match_their_formulas(data):
     r = minimize(lambda b: -(b @ np.diag(K) - b @ K @ b), np.full(40, 1 / 40), method="SLSQP",
                  bounds=[(0, None)] * 40, constraints=cons, options={"ftol": 1e-14, "maxiter": 500})
     r2 = -r.fun
-    crit = DuanL1(X, y, RBFKernel(), tol=1e-10)
+    problem = Problem(X, y)
+    crit = DuanL1(problem, RBFKernel(), tol=1e-10)
     ev = crit.evaluate(theta)
     sol = crit._svm_prev
     xi = np.maximum(0, 1 - y * (K @ (sol.alpha * y) + sol.b))
     ea = sol.alpha.sum()
     np.testing.assert_allclose(ev.info["R2"], r2, rtol=1e-6)
     np.testing.assert_allclose(ev.value, 4 * r2 * ea + xi.sum(), rtol=1e-5)
-    np.testing.assert_allclose(RadiusMarginL1Sum(X, y, RBFKernel(), tol=1e-10).fun(theta),
+    np.testing.assert_allclose(RadiusMarginL1Sum(problem, RBFKernel(), tol=1e-10).fun(theta),
                                r2 * ea + xi.sum(), rtol=1e-5)
-    np.testing.assert_allclose(RadiusMarginL1Alpha(X, y, RBFKernel(), tol=1e-10).fun(theta),
+    np.testing.assert_allclose(RadiusMarginL1Alpha(problem, RBFKernel(), tol=1e-10).fun(theta),
                                (r2 + 1 / C) * ea, rtol=1e-5)
     assert ev.grad is None
     with pytest.raises(ValueError, match="not differentiable; use the grid or annealing"):
@@ -187,9 +189,9 @@ def test_sigma_to_infinity_limits(data):
     l1, l2 = (y > 0).sum(), (y < 0).sum()
     base = l1 * l2 / (l1 + l2)
     theta = np.array([0.0, 25.0])
-    tilde = RadiusMarginL2(X, y, RBFKernel(), tol=1e-10).fun(theta)
-    half = RadiusMarginL2Half(X, y, RBFKernel(), tol=1e-10).fun(theta)
-    quarter = RadiusMarginL2Quarter(X, y, RBFKernel(), tol=1e-10).fun(theta)
+    tilde = RadiusMarginL2(Problem(X, y), RBFKernel(), tol=1e-10).fun(theta)
+    half = RadiusMarginL2Half(Problem(X, y), RBFKernel(), tol=1e-10).fun(theta)
+    quarter = RadiusMarginL2Quarter(Problem(X, y), RBFKernel(), tol=1e-10).fun(theta)
     np.testing.assert_allclose(tilde, 4 * base * (1 - 1 / len(y)), rtol=1e-4)
     np.testing.assert_allclose(half, 2 * base, rtol=1e-4)
     np.testing.assert_allclose(quarter, base, rtol=1e-4)
@@ -201,7 +203,7 @@ def test_optimal_c_decreases_with_tighter_l2_bound(data):
     grid = np.linspace(-6, 8, 57)
     best = []
     for cls in (RadiusMarginL2, RadiusMarginL2Half, RadiusMarginL2Quarter):
-        crit = cls(X, y, RBFKernel(), tol=1e-8)
+        crit = cls(Problem(X, y), RBFKernel(), tol=1e-8)
         vals = [crit.fun(np.array([c, 1.0])) for c in grid]
         best.append(grid[int(np.argmin(vals))])
     assert best[0] >= best[1] >= best[2]
@@ -223,12 +225,12 @@ def test_step_in_C_alone_reuses_the_gradient_and_gives_the_fresh_value(data, nam
 
     monkeypatch.setattr(base_mod, "solve_svm_dual", spy)
     X, y = data
-    crit = make_criterion(name, X, y, RBFKernel(), tol=1e-9)
+    crit = make_criterion(name, Problem(X, y), RBFKernel(), tol=1e-9)
     crit.evaluate([0.0, 1.0])
     crit.evaluate([0.3, 1.5])                    # kernel changed: ordinary warm start
     ev = crit.evaluate([0.4, 1.5])               # only C changed: gradient reused
     assert calls == [False, False, True]
-    fresh = make_criterion(name, X, y, RBFKernel(), tol=1e-9).evaluate([0.4, 1.5])
+    fresh = make_criterion(name, Problem(X, y), RBFKernel(), tol=1e-9).evaluate([0.4, 1.5])
     np.testing.assert_allclose(ev.value, fresh.value, rtol=1e-6)
     np.testing.assert_allclose(ev.grad, fresh.grad, rtol=1e-4, atol=1e-6 * abs(fresh.value))
 
@@ -242,7 +244,7 @@ def test_radius_in_a_second_thread_gives_the_sequential_result(data, name, monke
     X, y = data
     monkeypatch.setattr(base_mod, "RADIUS_THREAD_MIN_ROWS", 0)    # a second thread, any size
     points = [[0.0, 1.0], [0.5, 1.5], [0.7, 1.5], [-0.3, 0.2]]
-    crit = make_criterion(name, X, y, RBFKernel(), tol=1e-8)
+    crit = make_criterion(name, Problem(X, y), RBFKernel(), tol=1e-8)
     threaded = [crit.evaluate(p) for p in points]
 
     def sequential(self, C, kernel, radius):
@@ -250,7 +252,7 @@ def test_radius_in_a_second_thread_gives_the_sequential_result(data, name, monke
         return svm, radius()
 
     monkeypatch.setattr(base_mod.Criterion, "solve_svm_and_radius", sequential)
-    crit = make_criterion(name, X, y, RBFKernel(), tol=1e-8)
+    crit = make_criterion(name, Problem(X, y), RBFKernel(), tol=1e-8)
     for p, ev in zip(points, threaded):
         ref = crit.evaluate(p)
         assert ev.value == ref.value
@@ -267,10 +269,10 @@ def test_two_criteria_share_a_cold_solve_and_get_what_each_would_have_made(data)
 
     X, y = data
     points = [[0.3, 0.5], [0.8, 0.5], [0.1, 1.1]]
-    alone = [[make_criterion(n, X, y, RBFKernel(), tol=1e-6).evaluate(points[0])
+    alone = [[make_criterion(n, Problem(X, y), RBFKernel(), tol=1e-6).evaluate(points[0])
               for n in ("span", "rm-l2")]]
     shared = SharedColdSolves()
-    crits = [make_criterion(n, X, y, RBFKernel(), tol=1e-6) for n in ("span", "rm-l2")]
+    crits = [make_criterion(n, Problem(X, y), RBFKernel(), tol=1e-6) for n in ("span", "rm-l2")]
     for c in crits:
         c.share_cold_solves(shared)
     evs = [c.evaluate(points[0]) for c in crits]

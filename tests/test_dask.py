@@ -21,6 +21,7 @@ from svmbound._parallel import parallel_map
 from svmbound.criteria import make_criterion
 from svmbound.criteria.pairs import pairwise_criterion
 from svmbound.kernels import RBFKernel
+from svmbound.solvers import Problem
 from svmbound.solvers.qp import cache_share
 
 distributed = pytest.importorskip("distributed")
@@ -77,9 +78,9 @@ def test_a_fit_on_dask_workers_is_the_fit_of_n_jobs_1(client, case):
 def test_cv_folds_on_dask_workers_keep_their_warm_starts(client):
     X, y = BINARY
     y = np.where(y == 1, 1.0, -1.0)
-    one = make_criterion("cv-error", X, y, RBFKernel(), loss="l1", n_jobs=1)
+    one = make_criterion("cv-error", Problem(X, y), RBFKernel(), loss="l1", n_jobs=1)
     with joblib.parallel_config(backend="dask"):
-        crit = make_criterion("cv-error", X, y, RBFKernel(), loss="l1", n_jobs=-1)
+        crit = make_criterion("cv-error", Problem(X, y), RBFKernel(), loss="l1", n_jobs=-1)
         evs = evaluate_twice(crit)
     assert all(s is not None for s in crit._fold_prev)   # the fold solutions came back
     for a, b in zip(evaluate_twice(one), evs):   # SMO iterations count the warm start
@@ -90,9 +91,9 @@ def test_cv_folds_on_dask_workers_keep_their_warm_starts(client):
 @pytest.mark.parametrize("name", ["span", "cv-error"])
 def test_pair_criteria_on_dask_workers_keep_their_state(client, name):
     X, y = THREE
-    one = pairwise_criterion(name, X, y, RBFKernel(), loss="l2", n_jobs=1)
+    one = pairwise_criterion(name, Problem(X, y), RBFKernel(), loss="l2", n_jobs=1)
     with joblib.parallel_config(backend="dask"):
-        crit = pairwise_criterion(name, X, y, RBFKernel(), loss="l2", n_jobs=-1)
+        crit = pairwise_criterion(name, Problem(X, y), RBFKernel(), loss="l2", n_jobs=-1)
         evs = evaluate_twice(crit)
     for a, b in zip(evaluate_twice(one), evs):
         assert (a.value, a.info["n_iter"]) == (b.value, b.info["n_iter"])

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from svmbound.criteria import make_criterion
+from svmbound.criteria import Problem, make_criterion
 from svmbound.kernels import RBFKernel
 from svmbound.kernels.ard import ARDRBFKernel
 
@@ -24,9 +24,10 @@ def small_problem():
                                            (ARDRBFKernel(np.ones(3)), [1.0, 0.5, 0.2, -0.3])])
 def test_rbf_value_and_gradient_do_not_depend_on_a_shift_of_X(small_problem, name, kernel, theta):
     X, y = small_problem
-    ref = make_criterion(name, X, y, kernel, tol=1e-10, random_state=0).evaluate(theta)
+    ref = make_criterion(name, Problem(X, y), kernel, tol=1e-10, random_state=0).evaluate(theta)
     for off in (1e6, 1e8):
-        ev = make_criterion(name, X + off, y, kernel, tol=1e-10, random_state=0).evaluate(theta)
+        ev = make_criterion(name, Problem(X + off, y), kernel, tol=1e-10,
+                            random_state=0).evaluate(theta)
         # X + 1e8 itself is rounded to ~1.5e-8: the criterion may move that much, no more
         assert ev.value == pytest.approx(ref.value, rel=1e-6)
         np.testing.assert_allclose(ev.grad, ref.grad, rtol=1e-6, atol=1e-6 * np.abs(ref.grad).max())
@@ -257,20 +258,20 @@ def test_bad_beta0_is_refused(small_problem, bad, match):
 
 def test_criterion_reports_a_solve_stopped_at_the_iteration_cap(small_problem):
     X, y = small_problem
-    crit = make_criterion("rm-l2", X, y, LinearKernel(), loss="l2", max_iter=3)
+    crit = make_criterion("rm-l2", Problem(X, y), LinearKernel(), loss="l2", max_iter=3)
     with pytest.warns(ConvergenceWarning, match="rm-l2.*SVM dual: KKT violation"):
         ev = crit.evaluate([10.0])
     assert ev.info["converged"] is False and ev.info["unconverged"]
     assert issubclass(ConvergenceWarning, RuntimeWarning)
-    ok = make_criterion("rm-l2", X, y, LinearKernel(), loss="l2").evaluate([0.0])
+    ok = make_criterion("rm-l2", Problem(X, y), LinearKernel(), loss="l2").evaluate([0.0])
     assert ok.info["converged"] is True
 
 
 @pytest.mark.parametrize("name", ["cv-error", "rm-l1", "span"])
 def test_every_criterion_family_reports_convergence(small_problem, name):
     X, y = small_problem
-    crit = make_criterion(name, X, y, RBFKernel(1.0), loss="l2" if name == "span" else "l1",
-                          max_iter=2)
+    crit = make_criterion(name, Problem(X, y), RBFKernel(1.0),
+                          loss="l2" if name == "span" else "l1", max_iter=2)
     with pytest.warns(ConvergenceWarning):
         ev = crit.evaluate([5.0, 0.0], need_grad=False)
     assert ev.info["converged"] is False
@@ -301,7 +302,7 @@ def test_grid_search_with_cv_error(small_problem):
     grid = {"log_C": (-2, 2, 2), "log_sigma2": (-2, 2, 2)}
     model = BoundSVC(criterion="cv-error", search="grid", loss="l1", grid=grid).fit(X, y)
     assert model.search_.nfev == 9 and model.score(X, y) > 0.8
-    crit = make_criterion("cv-error", X, y, RBFKernel(1.0), loss="l1")
+    crit = make_criterion("cv-error", Problem(X, y), RBFKernel(1.0), loss="l1")
     res = minimize_grid(crit, [-2.0, 0.0, 2.0], [-2.0, 2.0])
     assert np.all(res.grid.n_sv == -1)                  # no full-data SVM was trained
     g = evaluate_grid(crit, [-2.0, 0.0, 2.0], [-2.0, 2.0], X, y)

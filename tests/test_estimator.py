@@ -9,7 +9,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 from svmbound import BoundSVC
-from svmbound.criteria import make_criterion
+from svmbound.criteria import Problem, make_criterion
 from svmbound.kernels import RBFKernel
 from svmbound.strategy import ISOTROPIC_CONFIG
 
@@ -38,7 +38,7 @@ def test_fit_reaches_lower_bound_than_start_and_predicts(cancer, loss):
     assert set(clf.best_params_) >= {"C", "sigma2", "gamma"}
     np.testing.assert_allclose(clf.best_params_["gamma"], 1 / (2 * clf.best_params_["sigma2"]))
     # the final criterion value matches a fresh evaluation at the chosen point
-    crit = make_criterion("radius-margin", X, np.where(y == clf.classes_[1], 1.0, -1.0),
+    crit = make_criterion("radius-margin", Problem(X, np.where(y == clf.classes_[1], 1.0, -1.0)),
                           RBFKernel(), loss=loss, tol=1e-6)
     if not clf.c_projected_:
         np.testing.assert_allclose(crit.fun(clf.best_theta_), clf.best_value_, rtol=1e-5)
@@ -146,7 +146,8 @@ def test_grid_search_picks_the_grid_minimum_of_a_nondifferentiable_bound(cancer)
     X, y = X[:120], y[:120]
     grid = {"log_C": (-2.0, 4.0, 2.0), "log_sigma2": (0.0, 6.0, 2.0)}
     clf = BoundSVC(loss="l1", criterion="l1bound2", search="grid", grid=grid).fit(X, y)
-    crit = make_criterion("rm-l1-3.2", X, np.where(y == 1, 1.0, -1.0), RBFKernel(), tol=1e-6)
+    crit = make_criterion("rm-l1-3.2", Problem(X, np.where(y == 1, 1.0, -1.0)), RBFKernel(),
+                          tol=1e-6)
     ref = evaluate_grid(crit, np.arange(-2.0, 4.1, 2.0), np.arange(0.0, 6.1, 2.0))
     assert clf.search_.nfev == 16 and clf.search_.njev == 0
     np.testing.assert_allclose(clf.search_.x, ref.argmin)
@@ -206,8 +207,8 @@ def test_annealing_is_seeded_and_ends_at_its_best_point(cancer):
     assert [p["x"] for p in a.search_.path] == [p["x"] for p in b.search_.path]
     values = [p["value"] for p in a.search_.path]
     assert a.best_value_ == min(values)
-    crit = make_criterion("rm-l1-3.2", X, np.where(y == a.classes_[1], 1.0, -1.0), RBFKernel(),
-                          tol=1e-6)
+    crit = make_criterion("rm-l1-3.2", Problem(X, np.where(y == a.classes_[1], 1.0, -1.0)),
+                          RBFKernel(), tol=1e-6)
     np.testing.assert_allclose(crit.fun(a.best_theta_), a.best_value_, rtol=1e-6)
     assert a.n_trainings_ == a.search_.nfev + 1
 
@@ -226,7 +227,7 @@ def test_annealing_searches_the_polynomial_degree():
     assert d == int(best["x"][2])
     # the model is the one at the best point: same value when evaluated afresh at that degree
     from svmbound.kernels import PolynomialKernel
-    crit = make_criterion("rm-l2", X, np.where(y == 1, 1.0, -1.0),
+    crit = make_criterion("rm-l2", Problem(X, np.where(y == 1, 1.0, -1.0)),
                           PolynomialKernel(degree=d, coef0=1.0), tol=1e-6)
     np.testing.assert_allclose(crit.fun(clf.best_theta_), clf.best_value_, rtol=1e-5)
 

@@ -12,7 +12,7 @@ import pytest
 from sklearn.datasets import make_classification
 
 from svmbound import BoundSVC, solve_radius, solve_svm_dual
-from svmbound.criteria import make_criterion
+from svmbound.criteria import Problem, make_criterion
 from svmbound.exceptions import ConvergenceWarning
 from svmbound.kernels import LinearKernel, PolynomialKernel, RBFKernel
 
@@ -40,7 +40,7 @@ def test_cv_error_counts_zero_decision_as_predict_does():
     """At θ = (−10, −10) every held-out kernel value underflows to 0 and b = 0 on the balanced
     folds: f = 0 on every held-out point, which predict sends to −1 — every +1 point is an
     error (the CV error of this chance-level model was 0)."""
-    crit = make_criterion("cv-error", Xb, YB_PM, RBFKernel(), loss="l1")
+    crit = make_criterion("cv-error", Problem(Xb, YB_PM), RBFKernel(), loss="l1")
     value = crit.fun(np.array([-10.0, -10.0]))
     assert value >= 80, value           # 100 positive points, each predicted −1
     assert crit.last.info["rate"] >= 0.4
@@ -51,10 +51,10 @@ def test_validation_error_counts_zero_decision_as_predict_does():
     the 50 positive validation points are errors (the count was 0)."""
     pos, neg = np.flatnonzero(YB_PM > 0), np.flatnonzero(YB_PM < 0)
     tr, va = np.r_[pos[:50], neg[:50]], np.r_[pos[50:], neg[50:]]
-    crit = make_criterion("validation-error", Xb[tr], YB_PM[tr], RBFKernel(),
+    crit = make_criterion("validation-error", Problem(Xb[tr], YB_PM[tr]), RBFKernel(),
                           X_val=Xb[va], y_val=YB_PM[va])
     assert crit.fun(np.array([-10.0, -10.0])) == 50.0
-    crit = make_criterion("smoothed-validation", Xb[tr], YB_PM[tr], RBFKernel(),
+    crit = make_criterion("smoothed-validation", Problem(Xb[tr], YB_PM[tr]), RBFKernel(),
                           X_val=Xb[va], y_val=YB_PM[va])
     crit.fun(np.array([-10.0, -10.0]))
     assert crit.last.info["validation_errors"] == 50
@@ -221,14 +221,14 @@ def test_linear_kernel_on_huge_values_is_a_clear_error(capfd):
     with pytest.raises(ValueError, match="rbf kernel's values are not finite"):
         solve_radius(Xb * 1e200, RBFKernel())
     with pytest.raises(ValueError, match="linear kernel's values are not finite"):
-        make_criterion("span", Xb * 1e200, YB_PM, LinearKernel()).fun(np.array([0.0]))
+        make_criterion("span", Problem(Xb * 1e200, YB_PM), LinearKernel()).fun(np.array([0.0]))
     assert capfd.readouterr().out == ""
 
 
 def test_span_singular_system_says_why():
     """On Xb·1e150 the linear kernel is finite (K ≈ 3e301) but K + I/C keeps none of 1/C's
     digits: numpy's bare 'singular hyperplane system' is now an error naming the scale."""
-    crit = make_criterion("span", Xb * 1e150, YB_PM, LinearKernel())
+    crit = make_criterion("span", Problem(Xb * 1e150, YB_PM), LinearKernel())
     with pytest.raises(np.linalg.LinAlgError, match="far from unit scale.*standardise"):
         crit.fun(np.array([0.0]))
 
@@ -275,9 +275,9 @@ def test_bounds_depend_on_the_boxes_alone(name, s):
     the same value there. The L1 bounds' Δ/C (and κ/C, Σξ) used the bare C: a weight 1e300
     made Δ/C = 1e300·Δ/C_i and moved their minimum."""
     theta = np.array([0.3, 0.5])
-    plain = make_criterion(name, Xb, YB_PM, RBFKernel(), tol=1e-10)
-    weighted = make_criterion(name, Xb, YB_PM, RBFKernel(), tol=1e-10,
-                              weights=np.full(YB_PM.size, s))
+    plain = make_criterion(name, Problem(Xb, YB_PM), RBFKernel(), tol=1e-10)
+    weighted = make_criterion(name, Problem(Xb, YB_PM, np.full(YB_PM.size, s)), RBFKernel(),
+                              tol=1e-10)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         a = plain.evaluate(theta)

@@ -8,7 +8,7 @@ from sklearn.datasets import make_classification
 from sklearn.svm import SVC
 
 from svmbound import BoundSVC
-from svmbound.criteria import make_criterion
+from svmbound.criteria import Problem, make_criterion
 from svmbound.criteria.reference import check_folds
 from svmbound.kernels import RBFKernel
 from svmbound.strategy import DEFAULT_CONFIG, ISOTROPIC_CONFIG, tuning_rows
@@ -72,7 +72,7 @@ def test_hold_out_criterion_counts_the_errors_of_the_model_trained_on_the_first_
     y_pm = np.where(y == 1, 1.0, -1.0)
     S, V = np.arange(0, 600, 3), np.setdiff1d(np.arange(600), np.arange(0, 600, 3))
     C, sigma2 = 2.0, 3.0
-    crit = make_criterion("cv-error", X, y_pm, RBFKernel(sigma2), loss="l1", tol=1e-8,
+    crit = make_criterion("cv-error", Problem(X, y_pm), RBFKernel(sigma2), loss="l1", tol=1e-8,
                           folds=[(S, V)])
     ev = crit.evaluate([np.log(C), np.log(sigma2)], need_grad=False)
     svc = SVC(C=C, gamma=1 / (2 * sigma2), tol=1e-8).fit(X[S], y_pm[S])
@@ -110,7 +110,7 @@ def test_large_data_searches_a_subsample_and_trains_on_every_row(data):
     # each candidate's hold-out errors are those of the SVM trained on S, counted on V
     for cand in est.search_.candidates:
         kernel = candidate_kernel(cand["x"], RBFKernel(1.0), X.shape[1], 2)  # or per-feature
-        ours = make_criterion("cv-error", X, y_pm, kernel, loss="l2", tol=1e-8,
+        ours = make_criterion("cv-error", Problem(X, y_pm), kernel, loss="l2", tol=1e-8,
                               folds=[(S, V)]).evaluate(cand["x"], need_grad=False)
         assert cand["cv_errors"] == ours.value
         assert cand["cv_rate"] == pytest.approx(ours.value / V.size)

@@ -16,7 +16,7 @@ from svmbound.checks import ModelWarning
 from svmbound.criteria.pairs import OvOCrossValidationError, PairwiseSum, pairwise_criterion
 from svmbound.kernels import RBFKernel
 from svmbound.ovo import class_pairs, ovr_decision, vote
-from svmbound.solvers import decision_function, solve_svm_dual
+from svmbound.solvers import Problem, decision_function, solve_svm_dual
 
 LOG_C, LOG_S2 = 1.3, 0.4          # a fixed θ = (ln C, ln σ²)
 C, GAMMA = np.exp(LOG_C), 1.0 / (2.0 * np.exp(LOG_S2))
@@ -115,7 +115,7 @@ def test_export_of_a_multiclass_model_predicts_identically(data, tmp_path):
                                          ("rm-l1", (0.7, 1.2))])
 def test_summed_criterion_gradient_matches_finite_differences(four_class, name, theta):
     X, y = four_class
-    crit = pairwise_criterion(name, X, y, RBFKernel(), tol=1e-10)
+    crit = pairwise_criterion(name, Problem(X, y), RBFKernel(), tol=1e-10)
     assert isinstance(crit, PairwiseSum) and len(crit.criteria) == 6
     theta = np.array(theta)
     ev = crit.evaluate(theta)
@@ -132,7 +132,7 @@ def test_summed_criterion_gradient_matches_finite_differences(four_class, name, 
 
 def test_cv_error_is_the_voting_error_on_held_out_folds(four_class):
     X, y = four_class
-    cv = pairwise_criterion("cv-error", X, y, RBFKernel(), loss="l1", n_folds=4,
+    cv = pairwise_criterion("cv-error", Problem(X, y), RBFKernel(), loss="l1", n_folds=4,
                             random_state=3, tol=1e-10)
     assert isinstance(cv, OvOCrossValidationError)
     ev = cv.evaluate(np.array([LOG_C, LOG_S2]))
@@ -155,7 +155,7 @@ def test_cv_error_pairs_read_one_shared_kernel_matrix_or_their_own_rows_alike(fo
     got = []
     for fraction in (None, 0.25):
         monkeypatch.setattr(reference, "SHARED_GRAM_FRACTION", fraction)
-        cv = pairwise_criterion("cv-error", X, y, RBFKernel(), loss="l1", n_folds=4,
+        cv = pairwise_criterion("cv-error", Problem(X, y), RBFKernel(), loss="l1", n_folds=4,
                                 random_state=3, tol=1e-10)
         got.append([cv.evaluate(np.array(t)) for t in ([LOG_C, LOG_S2], [LOG_C + 1, LOG_S2])])
     for a, b in zip(*got):
@@ -171,12 +171,12 @@ def test_cv_error_step_in_c_starts_from_the_previous_solutions(four_class):
     kw = dict(loss="l1", n_folds=4, random_state=3, tol=1e-8)
     a, b = (np.array([LOG_C, LOG_S2]), np.array([LOG_C + 1.0, LOG_S2]))
     other = np.array([LOG_C, LOG_S2 + 0.5])
-    warm = pairwise_criterion("cv-error", X, y, RBFKernel(), **kw)
+    warm = pairwise_criterion("cv-error", Problem(X, y), RBFKernel(), **kw)
     warm.evaluate(a)
     ev_b = warm.evaluate(b)
     ev_other = warm.evaluate(other)
-    cold_b = pairwise_criterion("cv-error", X, y, RBFKernel(), **kw).evaluate(b)
-    cold_other = pairwise_criterion("cv-error", X, y, RBFKernel(), **kw).evaluate(other)
+    cold_b = pairwise_criterion("cv-error", Problem(X, y), RBFKernel(), **kw).evaluate(b)
+    cold_other = pairwise_criterion("cv-error", Problem(X, y), RBFKernel(), **kw).evaluate(other)
     assert ev_b.value == cold_b.value and ev_b.info["hinge"] == pytest.approx(
         cold_b.info["hinge"], rel=1e-5)
     assert ev_b.info["n_iter"] < cold_b.info["n_iter"]

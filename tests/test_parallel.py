@@ -125,10 +125,11 @@ def test_the_radius_qp_beside_the_svm_solve_shares_the_cache(monkeypatch):
 
     from svmbound.criteria import base, make_criterion
     from svmbound.kernels import RBFKernel
+    from svmbound.solvers import Problem
 
     monkeypatch.setattr(base, "RADIUS_THREAD_MIN_ROWS", 0)     # two threads on 60 rows too
     X, y = make_classification(n_samples=60, n_features=4, random_state=0)
-    crit = make_criterion("rm-l2", X, np.where(y == 1, 1.0, -1.0), RBFKernel(2.0))
+    crit = make_criterion("rm-l2", Problem(X, np.where(y == 1, 1.0, -1.0)), RBFKernel(2.0))
     seen = {}
     svm, radius = crit.solve_svm, crit.solve_radius
 
@@ -158,6 +159,7 @@ def test_the_radius_qp_runs_beside_the_svm_alone_else_after_it(monkeypatch):
     from svmbound._parallel import in_pool_worker, parallel_map
     from svmbound.criteria import base, make_criterion
     from svmbound.kernels import RBFKernel
+    from svmbound.solvers import Problem
 
     X, y = make_classification(n_samples=80, n_features=4, random_state=1)
     y = np.where(y == 1, 1.0, -1.0)
@@ -167,7 +169,7 @@ def test_the_radius_qp_runs_beside_the_svm_alone_else_after_it(monkeypatch):
     def evaluate(theta, wait=False):
         if wait:        # both workers hold their cores until both have evaluated
             started.wait()
-        crit = make_criterion("rm-l2", X, y, RBFKernel(2.0))
+        crit = make_criterion("rm-l2", Problem(X, y), RBFKernel(2.0))
         threads = {}
         svm, radius = crit.solve_svm, crit.solve_radius
 

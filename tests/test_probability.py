@@ -111,6 +111,7 @@ from sklearn.preprocessing import StandardScaler  # noqa: E402
 from svmbound import BoundSVC  # noqa: E402
 from svmbound.criteria import make_criterion  # noqa: E402
 from svmbound.kernels import RBFKernel  # noqa: E402
+from svmbound.solvers import Problem  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -146,7 +147,7 @@ def test_default_strategy_sigmoid_is_platts_on_the_validations_out_of_fold_value
     chosen = next(c for c in est.search_.candidates if c["source"] == est.search_.chosen)
     y_pm = np.where(y == est.classes_[1], 1.0, -1.0)
     C, s2 = np.exp(chosen["x"])
-    cv = make_criterion("cv-error", X, y_pm, RBFKernel(s2), loss="l1", random_state=0,
+    cv = make_criterion("cv-error", Problem(X, y_pm), RBFKernel(s2), loss="l1", random_state=0,
                         tol=1e-2, n_folds=5)
     cv.keep_held_out = True
     cv.evaluate(np.log([C, s2]), need_grad=False)

@@ -23,7 +23,7 @@ from _fd import central_fd
 from svmbound.criteria import make_criterion
 from svmbound.kernels import LinearKernel, PolynomialKernel, RBFKernel
 from svmbound.kernels.ard import ARDRBFKernel
-from svmbound.solvers import solve_radius, solve_svm_dual
+from svmbound.solvers import Problem, solve_radius, solve_svm_dual
 from test_solvers import assert_kkt, assert_radius_kkt, slsqp_r2, svc_objective
 
 SETTINGS = dict(deadline=None, derandomize=True, database=None,
@@ -127,7 +127,7 @@ def test_criterion_gradient_equals_central_differences(problem, name, log_c, log
         theta = np.r_[log_c, log_s + 0.3 * np.arange(X.shape[1])]
     else:
         kernel, theta = RBFKernel(1.0), np.array([log_c, log_s])
-    crit = make_criterion(name, X, y, kernel, tol=1e-11)
+    crit = make_criterion(name, Problem(X, y), kernel, tol=1e-11)
     ev = crit.evaluate(theta)
     fd = central_fd(crit, theta, h=1e-5)
     scale = max(np.abs(fd).max(), 1e-3 * abs(ev.value), 1e-8)
@@ -159,8 +159,8 @@ def test_criterion_is_invariant_to_shifting_X(problem, name, offset, ard, log_c,
     else:
         kernel, theta = RBFKernel(1.0), np.array([log_c, log_s])
     loss = "l1" if name == "rm-l1" else "l2"
-    ref = make_criterion(name, X, y, kernel, loss=loss, tol=1e-10).evaluate(theta)
-    ev = make_criterion(name, X + offset, y, kernel, loss=loss, tol=1e-10).evaluate(theta)
+    ref = make_criterion(name, Problem(X, y), kernel, loss=loss, tol=1e-10).evaluate(theta)
+    ev = make_criterion(name, Problem(X + offset, y), kernel, loss=loss, tol=1e-10).evaluate(theta)
     # X + offset is itself rounded to ~1e-16·|offset|: values may move by that, relatively
     rtol = 1e-7 + 1e-15 * abs(offset) * 100
     assert ev.value == pytest.approx(ref.value, rel=rtol)

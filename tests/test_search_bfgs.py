@@ -476,16 +476,16 @@ def test_one_minimize_entry_point_for_every_search():
 
     from sklearn.datasets import make_classification
 
-    from svmbound.criteria import make_criterion
+    from svmbound.criteria import Problem, make_criterion
     from svmbound.kernels import RBFKernel
     from svmbound.search import minimize_grid
 
     X, y = make_classification(n_samples=40, n_features=3, n_redundant=0, random_state=0)
     y = np.where(y > 0, 1.0, -1.0)
     axes = [np.arange(-2.0, 3.0), np.arange(-1.0, 2.0)]
-    res = minimize(make_criterion("rm-l2", X, y, RBFKernel()), None, box, method="grid",
+    res = minimize(make_criterion("rm-l2", Problem(X, y), RBFKernel()), None, box, method="grid",
                    options={"axes": axes})
-    ref = minimize_grid(make_criterion("rm-l2", X, y, RBFKernel()), *axes)
+    ref = minimize_grid(make_criterion("rm-l2", Problem(X, y), RBFKernel()), *axes)
     np.testing.assert_array_equal(res.x, ref.x)
     assert res.fun == ref.fun and res.nfev == 15
     space = SearchSpace.from_bounds({"a": (-4.0, 4.0), "b": (-4.0, 4.0)})

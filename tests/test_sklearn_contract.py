@@ -149,6 +149,7 @@ def test_n_iter_is_the_number_of_criterion_evaluations(kw):
 def test_scaling_selector_multiclass_sums_the_pairs_criteria():
     from svmbound.criteria.pairs import pairwise_criterion
     from svmbound.kernels.ard import ARDRBFKernel
+    from svmbound.solvers import Problem
 
     # 3 classes separated by features 0 and 1; features 2..5 are noise
     rng = np.random.RandomState(0)
@@ -163,7 +164,8 @@ def test_scaling_selector_multiclass_sums_the_pairs_criteria():
     np.testing.assert_array_equal(sel.classes_, [0, 1, 2])
     # the final criterion value is the summed one-vs-one criterion at the final θ
     Z = sel.transform_working(X)[:, sel.support_]
-    crit = pairwise_criterion("rm-l2", Z, y, ARDRBFKernel(np.ones(2)), n_classes=3, tol=1e-6)
+    crit = pairwise_criterion("rm-l2", Problem(Z, y), ARDRBFKernel(np.ones(2)), n_classes=3,
+                              tol=1e-6)
     theta = np.r_[np.log(sel.C_), np.log(sel.kernel_.sigma2)]
     np.testing.assert_allclose(crit.fun(theta), sel.criterion_value_, rtol=1e-5)
 

@@ -17,7 +17,7 @@ import svmbound.kernels.derivatives as derivatives_mod
 import svmbound.criteria.span_algebra as algebra_mod
 from svmbound.criteria.span import SpanBound
 from svmbound.kernels import PolynomialKernel, RBFKernel
-from svmbound.solvers import solve_svm_dual
+from svmbound.solvers import Problem, solve_svm_dual
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +86,7 @@ def test_span_bound_equals_the_dense_formulas(data, monkeypatch, case, block):
     elif case == "rbf-lu":
         monkeypatch.setattr(algebra_mod, "_bordered_inverse_blocks_spd",
                             lambda A, overwrite: None)
-    ev = SpanBound(X, y, kernel, eta=eta, A=A, B=B, tol=1e-12).evaluate(theta)
+    ev = SpanBound(Problem(X, y), kernel, eta=eta, A=A, B=B, tol=1e-12).evaluate(theta)
     value, grad, n_sv = dense_span_bound(X, y, theta, kernel, eta, A, B, tol=1e-12)
     assert ev.info["n_sv"] == n_sv and (n_sv > 2 * block or block == 512)
     np.testing.assert_allclose(ev.value, value, rtol=1e-10)
@@ -100,7 +100,7 @@ def test_span_bound_evaluation_peak_is_under_three_sv_matrices():
     X, y = make_classification(n_samples=1400, n_features=10, n_informative=6, flip_y=0.1,
                                random_state=1)
     y = np.where(y == 1, 1.0, -1.0)
-    crit = SpanBound(X, y, RBFKernel(5.0), tol=1e-6, cache_size=1.0)
+    crit = SpanBound(Problem(X, y), RBFKernel(5.0), tol=1e-6, cache_size=1.0)
     crit.evaluate([0.0, np.log(5.0)])             # compiles, and warm-starts the traced solve
     t0 = time.perf_counter()
     tracemalloc.start()

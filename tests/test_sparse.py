@@ -12,7 +12,7 @@ sp = pytest.importorskip("scipy.sparse")
 
 from _wide import forbid_densifying, wide_csr  # noqa: E402
 from svmbound._validation import check_X  # noqa: E402
-from svmbound.criteria import make_criterion  # noqa: E402
+from svmbound.criteria import Problem, make_criterion  # noqa: E402
 from svmbound.estimators import BoundSVC  # noqa: E402
 from svmbound.kernels import LinearKernel, PolynomialKernel, RBFKernel  # noqa: E402
 from svmbound.kernels.ard import ARDRBFKernel  # noqa: E402
@@ -100,8 +100,8 @@ def test_criteria_values_and_gradients_on_csr_equal_dense(data, name, kernel):
     theta = [1.0] + [0.3] * len(kernel.param_names)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        es = make_criterion(name, X, y, kernel, random_state=0).evaluate(theta)
-        ed = make_criterion(name, Xd, y, kernel, random_state=0).evaluate(theta)
+        es = make_criterion(name, Problem(X, y), kernel, random_state=0).evaluate(theta)
+        ed = make_criterion(name, Problem(Xd, y), kernel, random_state=0).evaluate(theta)
     assert abs(es.value - ed.value) <= 1e-6 * max(1.0, abs(ed.value))
     if ed.grad is not None:
         assert _rel(es.grad, ed.grad) < 1e-5

@@ -305,7 +305,7 @@ def test_final_model_tolerance_is_the_validations_for_auto_and_tol_for_a_named_c
 def test_bound_searches_and_validation_solve_at_least_at_their_stage_tolerances():
     """tune_auto builds the bound criteria at max(tol, STAGE_TOL) and the CV at max(tol,
     CV_TOL); a tol above them is kept."""
-    from svmbound.criteria import make_criterion
+    from svmbound.criteria import Problem, make_criterion
     from svmbound.kernels import RBFKernel
     from svmbound.strategy import auto_box_and_start, tune_auto
 
@@ -324,7 +324,7 @@ def test_bound_searches_and_validation_solve_at_least_at_their_stage_tolerances(
             assert crit.tol == kw["tol"]
             return crit
 
-        tune_auto(X, y, kernel, loss="l2", lower=lower, upper=upper, x0=x0, tol=tol,
+        tune_auto(Problem(X, y), kernel, loss="l2", lower=lower, upper=upper, x0=x0, tol=tol,
                   criterion_factory=spy, max_fev=2)
         assert seen == {"span": want, "rm-l2": want, "cv-error": want_cv}
 
@@ -468,10 +468,11 @@ def test_cv_pieces_of_the_lower_rank_are_kept():
     again."""
     from svmbound.criteria.reference import CrossValidationError
     from svmbound.kernels import RBFKernel
+    from svmbound.solvers import Problem
 
     X, y = make_classification(n_samples=80, n_features=4, random_state=2)
     y = np.where(y > 0, 1.0, -1.0)
-    cv = CrossValidationError(X, y, RBFKernel(), n_folds=3, random_state=0, tol=1e-3)
+    cv = CrossValidationError(Problem(X, y), RBFKernel(), n_folds=3, random_state=0, tol=1e-3)
     shared, other = np.array([1.0, 0.5]), np.array([-1.0, 0.5])
     first = cv.pieces([other, shared], rank=0)       # warm start along the run: other → shared
     second = cv.pieces([shared], rank=1)             # cold at shared

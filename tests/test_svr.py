@@ -15,6 +15,7 @@ from svmbound.criteria.svr import (SVRCrossValidation, SVRLeaveOneOut, SVRRadius
                                    SVRSpanBound, SVRSpanEstimate)
 from svmbound.kernels import LinearKernel, RBFKernel
 from svmbound.kernels.ard import ARDRBFKernel
+from svmbound.solvers import Problem
 from svmbound.solvers.svr import solve_svr_dual, svr_predict
 
 from _fd import central_fd
@@ -79,7 +80,7 @@ def test_warm_start_gives_the_same_solution():
 def test_bound_gradients_match_finite_differences(cls, kernel, theta, weighted):
     X, y = _data(60, seed=1)
     w = np.linspace(0.5, 2.0, y.size) if weighted else None
-    crit = cls(X, y, kernel, tol=1e-11, weights=w)
+    crit = cls(Problem(X, y, w), kernel, tol=1e-11)
     theta = np.array(theta)
     ev = crit.evaluate(theta)
     fd = central_fd(lambda t: crit.evaluate(t, need_grad=False).value, theta, h=1e-5)
@@ -93,11 +94,11 @@ def test_span_estimate_is_exact_loo_where_the_support_set_stays():
     k = RBFKernel(sigma2=5.0)
     C, eps = 2.0, 0.2
     theta = np.array([np.log(C), np.log(5.0), np.log(eps)])
-    est = SVRSpanEstimate(X, y, k, tol=1e-12)
+    est = SVRSpanEstimate(Problem(X, y), k, tol=1e-12)
     r_est = est.loo_residuals(theta)
     full = solve_svr_dual(X, y, k, C, eps, loss="l2", tol=1e-12)
     sv = set(full.support)
-    r_loo = SVRLeaveOneOut(X, y, k, tol=1e-12).loo_residuals(theta)
+    r_loo = SVRLeaveOneOut(Problem(X, y), k, tol=1e-12).loo_residuals(theta)
     checked = 0
     for p in range(y.size):
         keep = np.delete(np.arange(y.size), p)
@@ -115,8 +116,8 @@ def test_radius_margin_bounds_the_span_estimate():
     estimate of the LOO mean absolute error."""
     X, y = _data(60, seed=3)
     theta = np.array([1.0, np.log(5.0), np.log(0.1)])
-    rm = SVRRadiusMargin(X, y, RBFKernel(), tol=1e-10).evaluate(theta, need_grad=False)
-    span = SVRSpanEstimate(X, y, RBFKernel(), tol=1e-10)
+    rm = SVRRadiusMargin(Problem(X, y), RBFKernel(), tol=1e-10).evaluate(theta, need_grad=False)
+    span = SVRSpanEstimate(Problem(X, y), RBFKernel(), tol=1e-10)
     r = span.loo_residuals(theta)
     sv = span._svm_prev.support
     mae_sv_bound = (np.abs(r[sv]).sum() + 0.1 * (y.size - sv.size)) / y.size
@@ -127,7 +128,7 @@ def test_cv_criterion_is_kfold_mse_of_sklearn_svr():
     X, y = _data()
     k = RBFKernel(sigma2=5.0)
     C, eps = 4.0, 0.1
-    cv = SVRCrossValidation(X, y, k, loss="l1", n_folds=4, random_state=3, tol=1e-8)
+    cv = SVRCrossValidation(Problem(X, y), k, loss="l1", n_folds=4, random_state=3, tol=1e-8)
     value = cv.evaluate([np.log(C), np.log(5.0), np.log(eps)]).value
     errs = []
     for tr, te in KFold(4, shuffle=True, random_state=3).split(X):
@@ -140,9 +141,10 @@ def test_cv_criterion_is_kfold_mse_of_sklearn_svr():
 def test_regression_criteria_refuse_bad_targets_and_tasks():
     X, y = _data(20)
     with pytest.raises(ValueError, match="finite"):
-        make_criterion("svr-span", X, np.where(np.arange(20) == 3, np.nan, y), RBFKernel())
-    with pytest.raises(ValueError, match="targets for"):
-        make_criterion("svr-span", X, y[:5], RBFKernel())
+        make_criterion("svr-span", Problem(X, np.where(np.arange(20) == 3, np.nan, y)),
+                       RBFKernel())
+    with pytest.raises(ValueError, match="X and y have different lengths"):
+        make_criterion("svr-span", Problem(X, y[:5]), RBFKernel())
     with pytest.raises(ValueError, match="for regression, not classification"):
         BoundSVC(criterion="svr-span").fit(X, np.where(y > 0, 1, -1))
     with pytest.raises(ValueError, match="for classification, not regression"):
@@ -232,15 +234,15 @@ def test_grid_of_an_svr_criterion_at_a_fixed_epsilon():
 
     X, y = _data(60)
     Xt, yt = _data(40, seed=7)
-    crit = SVRSpanBound(X, y, RBFKernel(), tol=1e-8)
+    crit = SVRSpanBound(Problem(X, y), RBFKernel(), tol=1e-8)
     log_eps = np.log(0.1)
     grid = evaluate_grid(crit, [0.0, 2.0], [1.0, 2.0], Xt, yt, fixed=[log_eps])
     for i, ls in enumerate([1.0, 2.0]):
         for j, lc in enumerate([0.0, 2.0]):
             theta = np.array([lc, ls, log_eps])
+            fresh = SVRSpanBound(Problem(X, y), RBFKernel(), tol=1e-8)
             assert grid.values[i, j] == pytest.approx(
-                SVRSpanBound(X, y, RBFKernel(), tol=1e-8).evaluate(theta, need_grad=False).value,
-                rel=1e-6)
+                fresh.evaluate(theta, need_grad=False).value, rel=1e-6)
             k = RBFKernel(sigma2=np.exp(ls))
             sol = solve_svr_dual(X, y, k, np.exp(lc), 0.1, loss="l2", tol=1e-8)
             mse = np.mean((svr_predict(X, sol.beta, sol.b, k, Xt) - yt) ** 2)

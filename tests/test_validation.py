@@ -228,7 +228,7 @@ def test_tol_out_of_range(Xy, tol, word):
     """Issue 29 items 7 and 8: a tol below what float64 resolves ran every solve to its cap
     (1e-300: 23 s an evaluation); one above the violation at alpha = 0 stopped with no support
     vector and reached LAPACK with an empty matrix (1e300). Both are refused, saying why."""
-    from svmbound.criteria import make_criterion
+    from svmbound.criteria import Problem, make_criterion
 
     X, y = Xy
     with pytest.raises(ValueError, match=f"tol must be {word}, got"):
@@ -236,7 +236,7 @@ def test_tol_out_of_range(Xy, tol, word):
     with pytest.raises(ValueError, match=f"tol must be {word}, got"):
         solve_radius(X, RBFKernel(), tol=tol)
     with pytest.raises(ValueError, match=f"tol must be {word}, got"):
-        make_criterion("span", X, y, RBFKernel(), tol=tol)
+        make_criterion("span", Problem(X, y), RBFKernel(), tol=tol)
 
 
 @pytest.mark.parametrize("tol", [1e-14, 1e-12, 1.0])

@@ -16,11 +16,10 @@ from sklearn.svm import SVC
 from svmbound import BoundSVC
 from svmbound.criteria import (CrossValidationError, RadiusMarginL1, RadiusMarginL2,
                                make_criterion)
-from svmbound.kernels import RBFKernel
-from svmbound.search.log import data_fingerprint
-from svmbound.kernels import PrecomputedKernel
-from svmbound.solvers import (decision_function, solve_radius,
+from svmbound.kernels import PrecomputedKernel, RBFKernel
+from svmbound.solvers import (Problem, decision_function, solve_radius,
                               solve_svm_dual, warm_start_alpha)
+from svmbound.training_data import data_fingerprint
 from _fd import central_fd
 
 GAMMA, C = 0.5, 3.0
@@ -146,9 +145,9 @@ def test_warm_start_with_weights(data):
     at = prev.alpha >= C * w
     np.testing.assert_array_equal(a0[at], 0.4 * C * w[at])
     for cls in (RadiusMarginL1, RadiusMarginL2):
-        warm = cls(X, y, RBFKernel(), tol=1e-9, weights=w)
+        warm = cls(Problem(X, y, w), RBFKernel(), tol=1e-9)
         for theta in ([0.0, 0.0], [0.7, 0.0], [0.2, 0.5], [-1.0, 0.5]):
-            cold = cls(X, y, RBFKernel(), tol=1e-9, weights=w, warm_start=False)
+            cold = cls(Problem(X, y, w), RBFKernel(), tol=1e-9, warm_start=False)
             np.testing.assert_allclose(warm.fun(np.array(theta)), cold.fun(np.array(theta)),
                                        rtol=1e-7)
 
@@ -159,7 +158,7 @@ def test_warm_start_with_weights(data):
 def test_weighted_criterion_gradient_matches_finite_differences(data, name, theta):
     X, _, y, sw = data
     w = np.where(y > 0, 2.5, 0.6) * sw
-    crit = make_criterion(name, X, y, RBFKernel(), tol=1e-8, weights=w)
+    crit = make_criterion(name, Problem(X, y, w), RBFKernel(), tol=1e-8)
     theta = np.array(theta)
     ev = crit.evaluate(theta)
     fd = central_fd(crit, theta)
@@ -173,7 +172,7 @@ def test_weighted_radius_gradient_matches_finite_differences(data, theta):
     central differences of an independent solve_radius."""
     X, _, y, sw = data
     w = np.where(y > 0, 2.5, 0.6) * sw
-    crit = RadiusMarginL2(X, y, RBFKernel(), tol=1e-10, weights=w)
+    crit = RadiusMarginL2(Problem(X, y, w), RBFKernel(), tol=1e-10)
     Cv, kernel = crit.split_theta(theta)
     r2, dr2_dlogc, sol = crit._radius(Cv, kernel)
     grad = np.r_[dr2_dlogc, crit.radius_gradient(kernel, sol)]
@@ -193,8 +192,8 @@ def test_weighted_radius_gradient_matches_finite_differences(data, theta):
 def test_unit_weights_reproduce_the_unweighted_criteria(data, name):
     X, _, y, _ = data
     theta = np.array([0.5, 0.3])
-    a = make_criterion(name, X, y, RBFKernel(), tol=1e-8).evaluate(theta)
-    b = make_criterion(name, X, y, RBFKernel(), tol=1e-8, weights=np.ones(y.size)).evaluate(theta)
+    a = make_criterion(name, Problem(X, y), RBFKernel(), tol=1e-8).evaluate(theta)
+    b = make_criterion(name, Problem(X, y, np.ones(y.size)), RBFKernel(), tol=1e-8).evaluate(theta)
     np.testing.assert_allclose(b.value, a.value, rtol=1e-12)
     if a.grad is not None:
         np.testing.assert_allclose(b.grad, a.grad, rtol=1e-10, atol=1e-14)
@@ -209,13 +208,13 @@ def test_span_bound_counts_relative_weights(data):
 
     X, _, y, _ = data
     theta = np.array([0.5, 0.3])
-    plain = make_criterion("span", X, y, RBFKernel(), tol=1e-10)
+    plain = make_criterion("span", Problem(X, y), RBFKernel(), tol=1e-10)
     c = 3.0
-    equal = make_criterion("span", X, y, RBFKernel(), tol=1e-10, weights=np.full(y.size, c))
+    equal = make_criterion("span", Problem(X, y, np.full(y.size, c)), RBFKernel(), tol=1e-10)
     np.testing.assert_allclose(equal.evaluate(theta).value,
                                plain.evaluate(theta + [np.log(c), 0.0]).value, rtol=1e-7)
     w = np.where(y > 0, 4.0, 1.0)
-    crit = make_criterion("span", X, y, RBFKernel(), tol=1e-10, weights=w)
+    crit = make_criterion("span", Problem(X, y, w), RBFKernel(), tol=1e-10)
     value = crit.evaluate(theta).value
     _, sv, Kt, a, _, _ = crit._sv_problem(*crit.split_theta(theta))
     psi = sigmoid(a * span_squared(Kt, a, crit.eta)[0] - 1.0)
@@ -232,7 +231,7 @@ def test_cv_weights_follow_the_samples_into_the_folds(data):
     X, _, y, sw = data
     w = np.where(y > 0, 2.0, 0.5) * sw
     theta = np.array([1.0, 0.0])
-    cv = CrossValidationError(X, y, RBFKernel(), n_folds=3, tol=1e-8, weights=w)
+    cv = CrossValidationError(Problem(X, y, w), RBFKernel(), n_folds=3, tol=1e-8)
     ev = cv.evaluate(theta)
     kernel = RBFKernel(1.0)
     value = 0.0
@@ -337,7 +336,7 @@ def test_bad_weights_at_the_solver_and_criterion_level(data):
         with pytest.raises(ValueError, match=match):
             solve_svm_dual(X, y, rbf(), C, weights=bad)
         with pytest.raises(ValueError, match=match):
-            RadiusMarginL2(X, y, RBFKernel(), weights=bad)
+            RadiusMarginL2(Problem(X, y, bad), RBFKernel())
     with pytest.raises(ValueError, match="shift must be"):
         solve_radius(X, rbf(), shift=-np.ones(y.size))
     with pytest.raises(ValueError, match="convex"):

@@ -50,7 +50,7 @@ def main(argv=None):
     from sklearn.svm import SVC
 
     from svmbound._blas import limit_blas
-    from svmbound.criteria import make_criterion
+    from svmbound.criteria import Problem, make_criterion
     from svmbound.datasets import load_ida
     from svmbound.kernels import RBFKernel
     from svmbound.strategy import scale_log_sigma2
@@ -68,7 +68,7 @@ def main(argv=None):
                         5)
             cells = []
             for cname, loss in CRITERIA:
-                crit = make_criterion(cname, X, y, RBFKernel(), loss=loss, tol=args.tol)
+                crit = make_criterion(cname, Problem(X, y), RBFKernel(), loss=loss, tol=args.tol)
                 crit.evaluate(near, need_grad=True)
 
                 def one():

@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/
 
 from _report import data_root, machine_description, write_section  # noqa: E402
 
-from svmbound.criteria import make_criterion  # noqa: E402
+from svmbound.criteria import Problem, make_criterion  # noqa: E402
 from svmbound.datasets import load_ida  # noqa: E402
 from svmbound.kernels import PolynomialKernel, RBFKernel  # noqa: E402
 from svmbound.search.annealing import minimize_annealing  # noqa: E402
@@ -117,7 +117,7 @@ def task_grid(root, name, tol, step, refine):
     ``refine``, a 0.25-step local grid ±step around each bound's coarse argmin."""
     t0 = time.perf_counter()
     X, y, _, _ = dataset(root, name)
-    crit = make_criterion("rm-l1", X, y, RBFKernel(), tol=tol)
+    crit = make_criterion("rm-l1", Problem(X, y), RBFKernel(), tol=tol)
     seen = {}
 
     def visit(points):
@@ -148,12 +148,13 @@ def task_grid(root, name, tol, step, refine):
 def task_check(root, name, tol):
     """The shared-solve values agree with the criteria themselves."""
     X, y, _, _ = dataset(root, name)
-    base = make_criterion("rm-l1", X, y, RBFKernel(), tol=tol)
+    base = make_criterion("rm-l1", Problem(X, y), RBFKernel(), tol=tol)
     worst = 0.0
     for th in ([0.0, 0.0], [3.0, -1.0], [-4.0, 2.5]):
         shared = l1_bounds_from(base.evaluate(th, need_grad=False))
         for b in BOUNDS:
-            v = make_criterion(b, X, y, RBFKernel(), tol=tol).evaluate(th, need_grad=False).value
+            crit = make_criterion(b, Problem(X, y), RBFKernel(), tol=tol)
+            v = crit.evaluate(th, need_grad=False).value
             worst = max(worst, abs(v - shared[b]) / abs(v))
     return worst
 
@@ -161,7 +162,7 @@ def task_check(root, name, tol):
 def task_anneal(root, name, bound, K, seed, tol, neighbour_temperature="absolute",
                 boundary="clip"):
     X, y, _, _ = dataset(root, name)
-    crit = make_criterion(bound, X, y, RBFKernel(), tol=tol)
+    crit = make_criterion(bound, Problem(X, y), RBFKernel(), tol=tol)
     sp = rbf_space()
     t0 = time.perf_counter()
     r = minimize_annealing(criterion_objective(crit, sp), sp, max_epochs=K, random_state=seed,
@@ -174,7 +175,7 @@ def task_anneal(root, name, bound, K, seed, tol, neighbour_temperature="absolute
 
 def task_poly(root, name, bound, K, seed, tol):
     X, y, Xt, yt = dataset(root, name, "poly")
-    crit = make_criterion(bound, X, y, PolynomialKernel(degree=2), tol=tol)
+    crit = make_criterion(bound, Problem(X, y), PolynomialKernel(degree=2), tol=tol)
     sp = poly_space()
     obj = criterion_objective(crit, sp)
     t0 = time.perf_counter()
@@ -191,7 +192,7 @@ def task_poly_scan(root, name, bound, tol):
     c ∈ {0, 0.5, 1, 2, 3}, d ∈ {1, 2, 3, 4, 6, 8, 10}; and the value at the paper's point."""
     t0 = time.perf_counter()
     X, y, _, _ = dataset(root, name, "poly")
-    crit = make_criterion(bound, X, y, PolynomialKernel(degree=2), tol=tol)
+    crit = make_criterion(bound, Problem(X, y), PolynomialKernel(degree=2), tol=tol)
     sp = SearchSpace.from_bounds({"log_C": (-10, 10), "coef0": (0, 3), "degree": (1, 10)})
     obj = criterion_objective(crit, sp)
     vals = {}

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/
 
 from _report import data_root, machine_description, write_section  # noqa: E402
 
-from svmbound.criteria import make_criterion  # noqa: E402
+from svmbound.criteria import Problem, make_criterion  # noqa: E402
 from svmbound.datasets import load_ida  # noqa: E402
 from svmbound.kernels import RBFKernel  # noqa: E402
 from svmbound.search.grid import evaluate_grid, grid_range  # noqa: E402
@@ -80,7 +80,7 @@ def cv_choice(X, y, random_state=0):
 
 
 def slice_cells(name, X, y, Xt, yt, log_C, log_s, axis):
-    crit = make_criterion(name, X, y, RBFKernel(), tol=1e-6)
+    crit = make_criterion(name, Problem(X, y), RBFKernel(), tol=1e-6)
     g = evaluate_grid(crit, log_C, log_s, Xt, yt)
     vals, errs = g.values.ravel(), g.test_error.ravel()
     coords = g.log_sigma2 if axis == "σ" else g.log_C
@@ -93,7 +93,7 @@ def slice_cells(name, X, y, Xt, yt, log_C, log_s, axis):
 def contour(name, data, X, y, Xt, yt, step, figures):
     from svmbound.plots import plot_contours
 
-    crit = make_criterion(name, X, y, RBFKernel(), tol=1e-6)
+    crit = make_criterion(name, Problem(X, y), RBFKernel(), tol=1e-6)
     axis = grid_range(-10.0, 10.0, step)
     g = evaluate_grid(crit, axis, axis, Xt, yt)
     file = Path(figures) / f"contour-{data}-{name}.png"

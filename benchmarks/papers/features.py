@@ -299,11 +299,11 @@ def tune_isotropic(X, y, log):
                 "time": time.perf_counter() - t0, "how": "BoundSVC(loss='l2', kernel='rbf')"}
     except Exception as exc:  # pragma: no cover - the estimator is being edited elsewhere
         log(f"[digits] BoundSVC failed ({exc!r}); minimising the bound directly")
-    from svmbound.criteria import make_criterion
+    from svmbound.criteria import Problem, make_criterion
     from svmbound.kernels import RBFKernel
     from svmbound.search.gradient import minimize_lbfgsb
 
-    crit = make_criterion("rm-l2", X, y, RBFKernel(1.0), tol=1e-6)
+    crit = make_criterion("rm-l2", Problem(X, y), RBFKernel(1.0), tol=1e-6)
     r = minimize_lbfgsb(crit.fun, crit.grad, np.zeros(2), np.full(2, -10.0), np.full(2, 10.0),
                         max_iter=100, ftol=1e-9, gtol=1e-6)
     return {"theta": np.asarray(r.x), "value": float(r.fun), "nfev": int(r.nfev),
@@ -313,13 +313,13 @@ def tune_isotropic(X, y, log):
 def tune_ard(X, y, Xt, yt, start, groups, max_iter):
     """L-BFGS-B on R̃²‖w̃‖² over (ln C, one ln σ² per pixel or per group) from the isotropic
     optimum; box ln C ∈ [−10, 10], ln σ_k² ∈ [s* − 5, s* + 10]; test error at every iterate."""
-    from svmbound.criteria import make_criterion
+    from svmbound.criteria import Problem, make_criterion
     from svmbound.kernels.ard import ARDRBFKernel
     from svmbound.search.gradient import minimize_lbfgsb
 
     lc, ls = float(start[0]), float(start[1])
     G = X.shape[1] if groups is None else int(groups.max()) + 1
-    crit = make_criterion("rm-l2", X, y, ARDRBFKernel(np.full(G, math.exp(ls)), groups),
+    crit = make_criterion("rm-l2", Problem(X, y), ARDRBFKernel(np.full(G, math.exp(ls)), groups),
                           tol=1e-6)
     x0 = np.r_[lc, np.full(G, ls)]
     lo = np.r_[-10.0, np.full(G, ls - 5.0)]
@@ -533,10 +533,10 @@ def golub_report(gb, preps):
 # part 4: gradient cost
 # ----------------------------------------------------------------------------------------------
 def time_case(name, X, y, kernel, theta, repeats):
-    from svmbound.criteria import make_criterion
+    from svmbound.criteria import Problem, make_criterion
     from svmbound.solvers import solve_svm_dual
 
-    crit = make_criterion("rm-l2", X, y, kernel, tol=1e-6)
+    crit = make_criterion("rm-l2", Problem(X, y), kernel, tol=1e-6)
     C, k = crit.split_theta(theta)
     crit.evaluate(theta)
     sol = crit._svm_prev
@@ -560,7 +560,7 @@ def time_case(name, X, y, kernel, theta, repeats):
     rng = np.random.RandomState(0)
     pts = [theta + 0.02 * rng.standard_normal(theta.size) for _ in range(repeats)]
     for flag in (False, True):
-        c2 = make_criterion("rm-l2", X, y, kernel, tol=1e-6)
+        c2 = make_criterion("rm-l2", Problem(X, y), kernel, tol=1e-6)
         c2.evaluate(theta, need_grad=False)
         t0 = time.perf_counter()
         for p in pts:
@@ -570,9 +570,9 @@ def time_case(name, X, y, kernel, theta, repeats):
 
 
 def profile_eval(X, y, kernel, pts, top=8):
-    from svmbound.criteria import make_criterion
+    from svmbound.criteria import Problem, make_criterion
 
-    crit = make_criterion("rm-l2", X, y, kernel, tol=1e-6)
+    crit = make_criterion("rm-l2", Problem(X, y), kernel, tol=1e-6)
     crit.evaluate(pts[0])
     prof = cProfile.Profile()
     prof.enable()

@@ -1,13 +1,15 @@
 """Model-selection criteria: one small class per bound (DESIGN.md §3).
 
-``make_criterion(name, X, y, kernel, loss=...)`` builds one by name; the name
-``"radius-margin"`` picks the default radius–margin bound of the loss (L2: R̃²‖w̃‖², Chung 1.8;
-L1: (R² + Δ/C)(‖w‖² + 2CΣξ), Chung 3.3).
+Every criterion is built on a :class:`~svmbound.solvers.Problem` (X, the targets, the
+per-sample weights) and a kernel. ``make_criterion(name, problem, kernel, loss=...)`` builds one
+by name; the name ``"radius-margin"`` picks the default radius–margin bound of the loss (L2:
+R̃²‖w̃‖², Chung 1.8; L1: (R² + Δ/C)(‖w‖² + 2CΣξ), Chung 3.3).
 """
 
 import functools
 import inspect
 
+from ..solvers import Problem
 from .base import Criterion, Evaluation
 from .radius_margin import (DuanL1, RadiusMarginL1, RadiusMarginL1Alpha, RadiusMarginL1Half,
                             RadiusMarginL1Sum, RadiusMarginL2, RadiusMarginL2Half,
@@ -65,12 +67,12 @@ def _keyword_parameters(cls) -> frozenset:
             continue
         for p in inspect.signature(init).parameters.values():
             if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name not in (
-                    "self", "X", "y", "kernel"):
+                    "self", "problem", "kernel"):
                 names.add(p.name)
     return frozenset(names)
 
 
-def make_criterion(name: str, X, y, kernel, *, loss: str | None = None, random_state=None,
+def make_criterion(name: str, problem, kernel, *, loss: str | None = None, random_state=None,
                    **kw) -> Criterion:
     """Build a criterion by name. ``loss`` is passed on to criteria that take either loss
     (cv-error, loo-error) and ``random_state`` to those that make random choices."""
@@ -84,10 +86,10 @@ def make_criterion(name: str, X, y, kernel, *, loss: str | None = None, random_s
         kw.setdefault("loss", loss)
     if random_state is not None and "random_state" in accepted:
         kw.setdefault("random_state", random_state)
-    return cls(X, y, kernel, **kw)
+    return cls(problem, kernel, **kw)
 
 
-__all__ = ["Criterion", "Evaluation", "CRITERIA", "criterion_class", "make_criterion",
+__all__ = ["Criterion", "Evaluation", "Problem", "CRITERIA", "criterion_class", "make_criterion",
            "RadiusMarginL1", "RadiusMarginL1Half", "RadiusMarginL2", "RadiusMarginL2Half",
            "RadiusMarginL2Quarter", "DuanL1", "RadiusMarginL1Sum", "RadiusMarginL1Alpha",
            "SpanBound", "SpanEstimate", "JaakkolaHaussler", "OpperWinther", "SupportVectorCount",

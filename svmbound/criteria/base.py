@@ -10,7 +10,9 @@ Gradients come from the envelope theorem (Chapelle Lemma 2, Chung §4.1): with t
 variables held fixed, ∂‖w̃‖²/∂θ = −αᵀ(∂Q̃/∂θ)α and ∂R²/∂θ = βᵀ∂diag(K)/∂θ − βᵀ(∂K/∂θ)β, which
 the kernel provides as contractions over the support vectors only.
 
-Per-sample weights (``weights=``, C_i = C·w_i, ``svmbound._weights``): the criterion keeps
+A criterion is built on a :class:`~svmbound.solvers.Problem` (X, the targets, the per-sample
+weights; checked once, by whoever built it) and a kernel: ``SpanBound(Problem(X, y), kernel)``.
+Per-sample weights (``Problem(X, y, weights)``, C_i = C·w_i): the criterion keeps
 ``self.w`` (ones by default; ``self.weights`` is None then) and hands it to every solve; the few
 formulas that involve C use C_i through :meth:`Criterion.l2_shift` (1/C_i, the L2 diagonal) and
 :meth:`Criterion.over_w` (v/w). Without weights both give the unweighted numbers bit for bit.
@@ -27,12 +29,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._parallel import in_pool_worker, leaf_pool
-from .._validation import check_pm1, check_X
-from .._weights import check_weights
+from .._validation import check_pm1
 from ..exceptions import ConvergenceWarning
 from ..kernels import Kernel, check_kernel, rbf_gamma
-from ..solvers import (DEFAULT_CACHE_MB, DualSolution, RadiusSolution, solve_radius,
-                       solve_svm_dual, warm_start_alpha)
+from ..solvers import (DEFAULT_CACHE_MB, DualSolution, Problem, RadiusSolution, check_problem,
+                       solve_radius, solve_svm_dual, warm_start_alpha)
 from ..solvers.interrupt import StopFlag, stop_scope
 from ..solvers.qp import cache_share, cache_share_scope, check_tol
 
@@ -162,13 +163,14 @@ class Criterion(Objective):
     #: pass).
     warm_across_kernels = False
 
-    def __init__(self, X, y, kernel: Kernel, *, tol: float = 1e-6,
+    def __init__(self, problem: Problem, kernel: Kernel, *, tol: float = 1e-6,
                  cache_size: float = DEFAULT_CACHE_MB, warm_start: bool = True,
-                 max_iter: int | None = None, weights=None):
-        self.X = check_X(X)
-        self.y = self.check_labels(y, self.X.shape[0])
+                 max_iter: int | None = None):
+        problem = check_problem(problem, type(self).__name__)
+        self.X = problem.X
+        self.y = self.check_labels(problem.y, problem.n)
         #: per-sample weights w_i > 0 (C_i = C·w_i), None when all are 1
-        self.weights = check_weights(weights, self.y.size)
+        self.weights = problem.weights
         self.kernel = check_kernel(kernel)
         self.tol = check_tol(tol)
         self.cache_size = cache_size

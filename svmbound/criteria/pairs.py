@@ -37,11 +37,9 @@ import time
 import numpy as np
 
 from .._parallel import parallel_map as _parallel
-from .._validation import check_X
-from .._weights import check_weights
 from ..kernels import rbf_gamma
 from ..ovo import class_pairs, pair_subsets, vote
-from ..solvers import DEFAULT_CACHE_MB, solve_svm_dual
+from ..solvers import DEFAULT_CACHE_MB, check_problem, solve_svm_dual
 from ..solvers.svm import check_loss
 from . import criterion_class, make_criterion
 from .base import Criterion, Evaluation, _kernel_key
@@ -217,9 +215,9 @@ class OvOCrossValidationError(HeldOutValues, Criterion):
     over its k − 1 pairs (s = +1 when the row's class is the pair's first), summed and divided
     by ℓ (ties between candidates are broken by it, ``strategy._cv_key``).
 
-    ``y`` holds class indices 0..k−1 (``svmbound._validation.check_class_y``).
+    The problem's targets are class indices 0..k−1 (``svmbound._validation.check_class_y``).
 
-    Per-sample weights (``weights=``, C_i = C·w_i, computed on all rows): each (fold, pair)
+    Per-sample weights (the problem's, C_i = C·w_i, computed on all rows): each (fold, pair)
     training gets the weights of its rows, and a held-out row in error counts with its weight
     (value = Σ w over the errors, ``rate`` = value/Σw, ``hinge`` weighted and over Σw), as the
     binary ``CrossValidationError`` does.
@@ -232,15 +230,13 @@ class OvOCrossValidationError(HeldOutValues, Criterion):
     source = "k-fold cross-validation of the multi-class (one-vs-one) SVM (reference measure)"
     warm_state_attrs = Criterion.warm_state_attrs + ("_fold_prev", "_fold_key")
 
-    def __init__(self, X, y, kernel, *, loss: str = "l1", n_folds: int = 5, random_state=0,
+    def __init__(self, problem, kernel, *, loss: str = "l1", n_folds: int = 5, random_state=0,
                  n_jobs=None, tol: float = 1e-6, cache_size: float = DEFAULT_CACHE_MB,
-                 warm_start: bool = True, weights=None, folds=None):
+                 warm_start: bool = True, folds=None):
 
-        self.X = check_X(X)
-        y = np.asarray(y).ravel()
-        if y.shape[0] != self.X.shape[0]:
-            raise ValueError(f"X and y have different lengths: {self.X.shape[0]} samples in X, "
-                             f"{y.shape[0]} labels in y")
+        problem = check_problem(problem, type(self).__name__)
+        self.X = problem.X
+        y = problem.y
         if not np.array_equal(y, np.round(y)) or y.min() < 0:
             raise ValueError("y must hold class indices 0..k-1 (check_class_y encodes labels)")
         self.y = y.astype(np.intp)
@@ -250,7 +246,7 @@ class OvOCrossValidationError(HeldOutValues, Criterion):
             raise ValueError(f"y must hold every class index 0..{self.n_classes - 1} at least "
                              f"once, got counts {counts.tolist()}")
         #: per-sample weights w_i > 0 (C_i = C·w_i), None when all are 1
-        self.weights = check_weights(weights, self.y.size)
+        self.weights = problem.weights
         self.kernel = kernel
         self.loss = check_loss(loss)
         self.tol = float(tol)
@@ -346,29 +342,26 @@ class OvOCrossValidationError(HeldOutValues, Criterion):
                              "rate": value / n, "hinge": hinge / n}
 
 
-def pairwise_criterion(name: str, X, y_idx, kernel, *, n_classes: int | None = None,
-                       n_jobs=None, loss: str | None = None, random_state=None, weights=None,
-                       **kw):
-    """The multi-class criterion ``name`` on class indices ``y_idx``: 'cv-error' is
-    :class:`OvOCrossValidationError` (the voting CV error; ``n_jobs`` its threads), every other
-    name the :class:`PairwiseSum` of that binary criterion over the one-vs-one pairs (built
-    with ``svmbound.criteria.make_criterion``; ``n_jobs`` threads over the pairs). Keyword
-    arguments go to the criterion as for ``make_criterion``; ``weights`` (per-sample, over all
-    rows of ``y_idx``) go to the voting CV whole and to each pair criterion as ``w[rows]``."""
-    y_idx = np.asarray(y_idx).astype(np.intp)
+def pairwise_criterion(name: str, problem, kernel, *, n_classes: int | None = None,
+                       n_jobs=None, loss: str | None = None, random_state=None, **kw):
+    """The multi-class criterion ``name`` on a :class:`~svmbound.solvers.Problem` whose targets
+    are class indices: 'cv-error' is :class:`OvOCrossValidationError` (the voting CV error;
+    ``n_jobs`` its threads), every other name the :class:`PairwiseSum` of that binary criterion
+    over the one-vs-one pairs (built with ``svmbound.criteria.make_criterion`` on each pair's
+    rows and ±1 labels, the weights following the rows; ``n_jobs`` threads over the pairs).
+    Keyword arguments go to the criterion as for ``make_criterion``."""
+    problem = check_problem(problem, "pairwise_criterion")
+    y_idx = np.asarray(problem.y).astype(np.intp)
     k = int(y_idx.max()) + 1 if n_classes is None else int(n_classes)
-    X = check_X(X)
     if criterion_class(name, loss).name == "cv-error":
         if loss is not None:
             kw.setdefault("loss", loss)
         if random_state is not None:
             kw.setdefault("random_state", random_state)
-        return OvOCrossValidationError(X, y_idx, kernel, n_jobs=n_jobs, weights=weights, **kw)
+        return OvOCrossValidationError(problem, kernel, n_jobs=n_jobs, **kw)
     subsets = pair_subsets(y_idx, k)
-    if weights is not None:
-        weights = check_weights(weights, y_idx.size)
-    crits = [make_criterion(name, X[rows], y_pm, kernel, loss=loss, random_state=random_state,
-                            **kw, **({} if weights is None else {"weights": weights[rows]}))
+    crits = [make_criterion(name, problem.take(rows, y_pm), kernel, loss=loss,
+                            random_state=random_state, **kw)
              for _, _, rows, y_pm in subsets]
     return PairwiseSum(crits, pairs=[(i, j) for i, j, _, _ in subsets], n_samples=y_idx.size,
                        n_jobs=n_jobs)

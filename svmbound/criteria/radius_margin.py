@@ -117,8 +117,8 @@ class RadiusMarginL1(Criterion):
     formula = "(R^2 + Delta/C)(||w||^2 + 2 C sum xi), Delta = 1 by default"
     source = "Chung et al. eq. 3.3, derivatives 4.3-4.5"
 
-    def __init__(self, X, y, kernel, *, delta: float = 1.0, **kw):
-        super().__init__(X, y, kernel, **kw)
+    def __init__(self, problem, kernel, *, delta: float = 1.0, **kw):
+        super().__init__(problem, kernel, **kw)
         delta = float(delta)
         if not np.isfinite(delta) or delta <= 0:
             raise ValueError(f"delta must be a finite number > 0, got {delta!r}")
@@ -149,8 +149,8 @@ class RadiusMarginL1Half(RadiusMarginL1):
     formula = "(R^2 + 0.5/C)(||w||^2 + 2 C sum xi)"
     source = "Chung et al. eq. 3.3 with Delta = 0.5"
 
-    def __init__(self, X, y, kernel, *, delta: float = 0.5, **kw):
-        super().__init__(X, y, kernel, delta=delta, **kw)
+    def __init__(self, problem, kernel, *, delta: float = 0.5, **kw):
+        super().__init__(problem, kernel, delta=delta, **kw)
 
 
 class _L1Heuristic(Criterion):

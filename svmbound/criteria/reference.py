@@ -14,7 +14,7 @@ Scale: both values are **numbers of errors on the ℓ training points** (every p
 exactly once in either procedure), the scale of Chapelle's ℒ (eq. 5) and of the other LOO
 estimates in svmbound; ``info['rate']`` = value/ℓ is the usual error rate.
 
-Per-sample weights (``weights=``, C_i = C·w_i): every training keeps its points' weights (they
+Per-sample weights (the problem's, C_i = C·w_i): every training keeps its points' weights (they
 follow the samples into the folds), and a held-out point in error counts with its weight:
 value = Σ w_p over the errors, ``info['rate']`` = value/Σw (with class_weight='balanced' this
 is the balanced error rate). Without weights the value is the plain count, as before.
@@ -28,8 +28,7 @@ import numpy as np
 
 from .._kernel_sums import held_out_sums
 from .._parallel import parallel_map
-from .._sparse import issparse
-from ..kernels import GramRows, PolynomialKernel, PrecomputedKernel, RBFKernel
+from ..kernels import GramRows, PrecomputedKernel, gram_can_be_shared
 from ..solvers import decision_function, solve_svm_dual, warm_start_alpha
 from ..solvers.qp import cache_megabytes, cache_share
 from ..solvers.svm import check_loss
@@ -114,8 +113,7 @@ def shared_gram(X, kernel, n_folds: int, cache_size) -> np.ndarray | None:
     or None where it would not pay or not fit: sparse X, kernels other than RBF and polynomial
     (a linear kernel row costs no more than reading it), one fold (a hold-out validation), or
     more than ``SHARED_GRAM_FRACTION`` of the thread's share of the cache ``cache_size``."""
-    if (SHARED_GRAM_FRACTION is None or n_folds < 2 or issparse(X)
-            or type(kernel) not in (RBFKernel, PolynomialKernel)):
+    if SHARED_GRAM_FRACTION is None or n_folds < 2 or not gram_can_be_shared(X, kernel):
         return None
     n = X.shape[0]
     budget = float(cache_megabytes(cache_size)) * 2**20 * cache_share()
@@ -174,8 +172,8 @@ class _ReferenceCriterion(Criterion):
     loss = "l1"
     differentiable = False
 
-    def __init__(self, X, y, kernel, *, loss: str = "l1", **kw):
-        super().__init__(X, y, kernel, **kw)
+    def __init__(self, problem, kernel, *, loss: str = "l1", **kw):
+        super().__init__(problem, kernel, **kw)
         self.loss = check_loss(loss)
 
     def _solve(self, X, y, kernel, C, alpha0, weights=None):
@@ -221,9 +219,9 @@ class CrossValidationError(HeldOutValues, _ReferenceCriterion):
     formula = "number of misclassified held-out points over k stratified folds (rate = value/l)"
     source = "k-fold cross-validation (reference measure)"
 
-    def __init__(self, X, y, kernel, *, loss: str = "l1", n_folds: int = 5, random_state=0,
+    def __init__(self, problem, kernel, *, loss: str = "l1", n_folds: int = 5, random_state=0,
                  n_jobs=None, folds=None, **kw):
-        super().__init__(X, y, kernel, loss=loss, **kw)
+        super().__init__(problem, kernel, loss=loss, **kw)
         self.n_jobs = n_jobs
         self.folds = (stratified_folds(self.X, self.y, n_folds, random_state) if folds is None
                       else check_folds(folds, self.y.size))

@@ -170,8 +170,8 @@ class SpanBound(_L2SVEstimate):
                "M~ = [[K~_SV, 1], [1', 0]], D = diag(eta/alpha), K~ = K + I/C; A=5, B=0, eta=0.1")
     source = "Chapelle et al. 2002 eq. 7, sec. 4 (sigmoid), sec. 6.3-6.4 (regularised span, gradient)"
 
-    def __init__(self, X, y, kernel, *, A: float = 5.0, B: float = 0.0, eta: float = 0.1, **kw):
-        super().__init__(X, y, kernel, **kw)
+    def __init__(self, problem, kernel, *, A: float = 5.0, B: float = 0.0, eta: float = 0.1, **kw):
+        super().__init__(problem, kernel, **kw)
         self.A = _check_finite_positive(A, "A")
         B = float(B)
         if not np.isfinite(B):

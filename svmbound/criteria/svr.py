@@ -86,8 +86,8 @@ class SVRCriterion(Criterion):
 
     check_labels = staticmethod(check_targets)
 
-    def __init__(self, X, y, kernel: Kernel, **kw):
-        super().__init__(X, y, kernel, **kw)
+    def __init__(self, problem, kernel: Kernel, **kw):
+        super().__init__(problem, kernel, **kw)
         self._epsilon = None
 
     @property
@@ -172,8 +172,8 @@ class SVRSpanBound(_SVRSpan):
     source = ("Chang & Lin 2005 (span for SVR); Chapelle et al. 2002 sec. 6.3-6.4 (regularised "
               "span, gradient)")
 
-    def __init__(self, X, y, kernel, *, eta: float = 0.1, **kw):
-        super().__init__(X, y, kernel, **kw)
+    def __init__(self, problem, kernel, *, eta: float = 0.1, **kw):
+        super().__init__(problem, kernel, **kw)
         eta = float(eta)
         if not np.isfinite(eta) or eta < 0:
             raise ValueError(f"eta must be a finite number >= 0, got {eta!r}")
@@ -303,8 +303,8 @@ class _SVRHeldOut(SVRCriterion):
     #: the value is an average error, not a count (the default strategy's report)
     counts_errors = False
 
-    def __init__(self, X, y, kernel, *, loss: str = "l2", **kw):
-        super().__init__(X, y, kernel, **kw)
+    def __init__(self, problem, kernel, *, loss: str = "l2", **kw):
+        super().__init__(problem, kernel, **kw)
         self.loss = check_loss(loss)
 
     def _total(self) -> float:
@@ -351,9 +351,9 @@ class SVRCrossValidation(_SVRHeldOut):
     formula = "mean squared held-out error over k shuffled folds (KFold)"
     source = "k-fold cross-validation (reference measure)"
 
-    def __init__(self, X, y, kernel, *, loss: str = "l2", n_folds: int = 5, random_state=0,
+    def __init__(self, problem, kernel, *, loss: str = "l2", n_folds: int = 5, random_state=0,
                  n_jobs=None, folds=None, **kw):
-        super().__init__(X, y, kernel, loss=loss, **kw)
+        super().__init__(problem, kernel, loss=loss, **kw)
         self.n_jobs = n_jobs
         self.folds = (kfolds(self.y.size, n_folds, random_state) if folds is None
                       else check_folds(folds, self.y.size))
@@ -386,8 +386,8 @@ class SVRLeaveOneOut(_SVRHeldOut):
     formula = "(1/l) sum_p (z_p - f^p(x_p))^2, f^p trained without x_p"
     source = "leave-one-out (reference measure)"
 
-    def __init__(self, X, y, kernel, *, loss: str = "l2", **kw):
-        super().__init__(X, y, kernel, loss=loss, **kw)
+    def __init__(self, problem, kernel, *, loss: str = "l2", **kw):
+        super().__init__(problem, kernel, loss=loss, **kw)
         n = self.y.size
         self.folds = [(np.delete(np.arange(n), p), np.array([p])) for p in range(n)]
         self.n_folds = n

@@ -13,10 +13,11 @@ For the smoothed criterion α and b are refined on the support set by the §6.3 
 Scale: both values are **numbers of (smoothed) errors on the validation set** — eq. 9 is a sum;
 eq. 4 is used without its 1/p so that the two are on the same scale. ``info['rate']`` = value/p.
 
-Per-sample weights (``weights=``, C_i = C·w_i): the training part keeps its points' weights
-(K̃ = K + diag(1/C_i)), and each validation point counts with its weight v_i (the weights of the
-held-out points; ones for an explicit ``X_val``): T = Σ v_i step(−y'_i f(x'_i)), resp.
-Σ v_i min(P̃_i, 1 − P̃_i), and ``info['rate']`` = T/Σv. Platt's fit is not weighted.
+Per-sample weights (``Problem(X, y, weights)``, C_i = C·w_i): the training part keeps its
+points' weights (K̃ = K + diag(1/C_i)), and each validation point counts with its weight v_i
+(the weights of the held-out points; ones for an explicit ``X_val``): T = Σ v_i step(−y'_i
+f(x'_i)), resp. Σ v_i min(P̃_i, 1 − P̃_i), and ``info['rate']`` = T/Σv. Platt's fit is not
+weighted.
 """
 
 from __future__ import annotations
@@ -26,8 +27,7 @@ from scipy.special import expit
 
 from .._sparse import c_contiguous, stack_rows
 from .._validation import check_pm1, check_X
-from .._weights import check_weights
-from ..solvers import decision_function
+from ..solvers import check_problem, decision_function
 from .base import Criterion
 from .reference import misclassified
 from .span_algebra import alpha_b_adjoint, polish_alpha_b
@@ -118,11 +118,10 @@ class _HeldOutCriterion(Criterion):
 
     loss = "l2"
 
-    def __init__(self, X, y, kernel, *, validation_fraction: float = 0.3, random_state=0,
-                 X_val=None, y_val=None, weights=None, **kw):
-        X = check_X(X)
-        y = check_pm1(y, X.shape[0])
-        weights = check_weights(weights, y.size)
+    def __init__(self, problem, kernel, *, validation_fraction: float = 0.3, random_state=0,
+                 X_val=None, y_val=None, **kw):
+        problem = check_problem(problem, type(self).__name__)
+        y = check_pm1(problem.y, problem.n)
         w_val = None
         if (X_val is None) != (y_val is None):
             raise ValueError("give both X_val and y_val, or neither")
@@ -132,22 +131,22 @@ class _HeldOutCriterion(Criterion):
                 raise ValueError(f"validation_fraction must be in (0, 1), got {validation_fraction!r}")
             train, val = _stratified_split(y, fraction, random_state)
             train, val = np.sort(train), np.sort(val)
-            X_val, y_val = X[val], y[val]
-            X, y = X[train], y[train]
-            if weights is not None:
-                weights, w_val = weights[train], weights[val]
+            X_val, y_val = problem.X[val], y[val]
+            if problem.weights is not None:
+                w_val = problem.weights[val]
+            problem = problem.take(train, y[train])
             self.train_index_, self.val_index_ = train, val
         else:
             X_val = check_X(X_val, "X_val")
-            if X_val.shape[1] != X.shape[1]:
-                raise ValueError(f"X_val has {X_val.shape[1]} features, X has {X.shape[1]}")
+            if X_val.shape[1] != problem.X.shape[1]:
+                raise ValueError(f"X_val has {X_val.shape[1]} features, X has {problem.X.shape[1]}")
             y_val = np.asarray(y_val, dtype=np.float64).ravel()
             if y_val.shape[0] != X_val.shape[0] or not np.all(np.abs(y_val) == 1.0):
                 raise ValueError("y_val must hold one label in {-1, +1} per row of X_val")
             self.train_index_ = self.val_index_ = None
         self.validation_fraction = validation_fraction
         self.random_state = random_state
-        super().__init__(X, y, kernel, weights=weights, **kw)
+        super().__init__(problem, kernel, **kw)
         self.X_val = c_contiguous(X_val)
         self.y_val = np.ascontiguousarray(y_val)
         #: weights of the validation points (None: ones)
@@ -215,9 +214,9 @@ class SmoothedValidationError(_HeldOutCriterion):
                "too, as Platt/Chapelle) (a smoothed error count)")
     source = "Chapelle et al. 2002 sec. 4 eq. 9, sec. 6.3; Platt 2000"
 
-    def __init__(self, X, y, kernel, *, fixed_platt: bool = False, fit_offset: bool = False,
+    def __init__(self, problem, kernel, *, fixed_platt: bool = False, fit_offset: bool = False,
                  **kw):
-        super().__init__(X, y, kernel, **kw)
+        super().__init__(problem, kernel, **kw)
         self.fixed_platt = bool(fixed_platt)
         self.fit_offset = bool(fit_offset)
 

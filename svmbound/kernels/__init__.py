@@ -14,7 +14,8 @@
 
 from .ard import ARDRBFKernel, ScaledPolynomialKernel, check_groups, tile_groups
 from .choice import ARD_KERNELS, DEFAULT_DEGREE_RANGE, ESTIMATOR_KERNELS, base_kernel, split_degree
-from .precomputed import GramRows, PrecomputedKernel, SmoRowsData, smo_rows_data
+from .precomputed import (GramRows, PrecomputedKernel, SmoRowsData, gram_can_be_shared,
+                          smo_rows_data)
 from .standard import (KERNELS, POLY, RBF, Kernel, LinearKernel, PolynomialKernel, RBFKernel,
                        _right, _row_blocks, _support, check_kernel, column_mean, is_rbf_params,
                        make_kernel, rbf_gamma, with_gamma)
@@ -24,4 +25,4 @@ __all__ = ["Kernel", "LinearKernel", "RBFKernel", "PolynomialKernel", "ARDRBFKer
            "DEFAULT_DEGREE_RANGE", "POLY", "RBF", "base_kernel", "split_degree", "check_kernel",
            "check_groups", "tile_groups", "column_mean", "is_rbf_params", "make_kernel",
            "rbf_gamma", "with_gamma", "PrecomputedKernel", "GramRows", "SmoRowsData",
-           "smo_rows_data"]
+           "smo_rows_data", "gram_can_be_shared"]

@@ -18,9 +18,10 @@ import numpy as np
 
 from .._sparse import entries_per_row, issparse, numba_data, sq_norms
 from ._rows import CHUNKED_ROWS_MIN, PRECOMPUTED, RBF
-from .standard import Kernel, column_mean
+from .standard import Kernel, PolynomialKernel, RBFKernel, column_mean
 
-__all__ = ["PrecomputedKernel", "GramRows", "SmoRowsData", "smo_rows_data"]
+__all__ = ["PrecomputedKernel", "GramRows", "SmoRowsData", "smo_rows_data",
+           "gram_can_be_shared"]
 
 
 class PrecomputedKernel(Kernel):
@@ -57,6 +58,13 @@ class GramRows:
                                                         self.rows.max() >= self.K.shape[0])):
             raise ValueError(f"rows must be a 1-D array of indices in 0..{self.K.shape[0] - 1}")
         self.shape = (self.rows.size, self.rows.size)
+
+
+def gram_can_be_shared(X, kernel: Kernel) -> bool:
+    """Whether trainings on parts of X's rows may read one K(X, X) (:class:`GramRows`) instead
+    of computing their own kernel rows: dense X and an RBF or polynomial kernel (a linear
+    kernel row costs no more than reading it; sparse rows are computed in the SMO)."""
+    return not issparse(X) and type(kernel) in (RBFKernel, PolynomialKernel)
 
 
 class SmoRowsData(NamedTuple):

@@ -56,7 +56,6 @@ Replayed evaluations do not change the wrapped criterion (no solve); their ``inf
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
@@ -69,14 +68,13 @@ try:
 except ImportError:  # pragma: no cover - not POSIX: no lock (a warning says so)
     fcntl = None
 
-from .._sparse import issparse
 from ..criteria.base import Evaluation, Objective
 from ..kernels import with_gamma
 from .result import SearchResult
 from .state_file import StateFileError, encode, read_states, write_states
 
 __all__ = ["SearchLog", "LoggedCriterion", "RunControl", "LogMismatch", "LogInUse",
-           "data_fingerprint", "jsonable", "partial_result", "LOG_VERSION", "INTERRUPTED"]
+           "jsonable", "partial_result", "LOG_VERSION", "INTERRUPTED"]
 
 LOG_VERSION = 1
 #: ``status`` of the partial SearchResult of an interrupted search.
@@ -111,23 +109,6 @@ def _lock(fd: int, path: str) -> None:
                       stacklevel=4)
 
 
-def data_fingerprint(X, y, weights=None) -> str:
-    """sha256 over the shapes, dtypes and bytes of X and y, and of the per-sample weights when
-    there are any (what a log was written for)."""
-    h = hashlib.sha256()
-    if issparse(X):           # the CSR arrays (never densified); a different dtype tag
-        X = X.tocsr()
-        h.update(f"csr{X.shape}".encode())
-        for a in (X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data):
-            h.update(np.ascontiguousarray(a).tobytes())
-        X = np.empty(0)
-    for a in (X, y) if weights is None else (X, y, weights):
-        a = np.ascontiguousarray(a)
-        h.update(f"{a.dtype.str}{a.shape}".encode())
-        h.update(a.tobytes())
-    return h.hexdigest()
-
-
 def jsonable(obj):
     """``obj`` with numpy scalars and arrays as Python numbers and lists, tuples as lists,
     dict keys as strings, and anything else JSON cannot hold as its ``repr``."""
@@ -156,7 +137,7 @@ class SearchLog:
     Parameters
     ----------
     path : the log file.
-    data : the fingerprint of the training data (:func:`data_fingerprint`).
+    data : the fingerprint of the training data (``training_data.data_fingerprint``).
     run : dict of the parameters that determine the search (JSON-able after :func:`jsonable`).
     resume : continue the log at ``path`` if it exists (replaying its evaluations); otherwise,
         or when False, start a new log there (an existing file is replaced).

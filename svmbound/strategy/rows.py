@@ -18,7 +18,7 @@ from sklearn.utils import check_random_state
 from ..solvers.qp import cache_megabytes
 from .config import DEFAULT_CONFIG, StrategyConfig
 
-__all__ = ["span_memory_rows", "search_rows", "tuning_rows", "take_rows",
+__all__ = ["span_memory_rows", "search_rows", "tuning_rows",
            "stratified_pick"]
 
 
@@ -79,8 +79,3 @@ def tuning_rows(y, subsample: int | None, random_state=None,
     m_val = min(rest.size, config.validation_factor * m)
     V = rest if m_val == rest.size else stratified_pick(rng, y, rest, m_val)
     return S, V
-
-
-def take_rows(X, y, weights, rows) -> tuple:
-    """(X, y, weights) restricted to ``rows`` (weights None stays None)."""
-    return X[rows], np.asarray(y)[rows], None if weights is None else np.asarray(weights)[rows]

@@ -30,17 +30,17 @@ from .candidates import (candidate_points, cv_key, distinct_points, loss_steps, 
                          trivial_errors)
 from .config import DEFAULT_CONFIG, StrategyConfig
 from .ard import ARD_SOURCE, ard_accepted, ard_reason, ard_rows, ard_start
-from .rows import span_memory_rows, take_rows, tuning_rows
+from .rows import span_memory_rows, tuning_rows
 
 __all__ = ["tune_auto", "evaluation_budget"]
 
 
-def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6,
+def tune_auto(problem, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6,
               gtol: float | None = None, max_iter: int = 100, n_folds: int = 5,
               cv_tol: float | None = None, steps=None, start_steps=None, bounds_by_loss=None,
               random_state=None, cache_size=None,
               callback=None, method: str = "bfgs", n_jobs=None, wrap=None,
-              sequential_searches=False, weights=None,
+              sequential_searches=False,
               criterion_factory=None, subsample=None,
               max_fev=None, held_out: bool = False, config: StrategyConfig = DEFAULT_CONFIG,
               strata=None, notify=None) -> tuple[SearchResult, int]:
@@ -58,14 +58,15 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     built here (search log, progress: ``svmbound.search.log.RunControl.wrap``), with the
     criterion's name as its tag; ``sequential_searches`` runs the bound searches one after the
     other (a search log replays evaluations in the order they were made).
-    ``weights``: per-sample weights w_i > 0 (C_i = C·w_i) of every criterion and of the CV
-    trainings; the CV then counts each held-out error with its weight (``cv_errors`` is that
-    weighted count, ``cv_rate`` it over Σw).
-    ``criterion_factory(name, X, y, kernel, loss=, random_state=, tol=, **kw)`` builds every
+    ``problem``: the :class:`~svmbound.solvers.Problem` (X, targets, per-sample weights) that
+    every criterion is built on, or a part of its rows; with weights (C_i = C·w_i) the CV
+    counts each held-out error with its weight (``cv_errors`` is that weighted count,
+    ``cv_rate`` it over Σw).
+    ``criterion_factory(name, problem, kernel, loss=, random_state=, tol=, **kw)`` builds every
     criterion (the bounds by name, and 'cv-error' with ``n_folds``/``n_jobs``); default
     ``svmbound.criteria.make_criterion`` on ±1 labels. The multi-class estimator passes
-    ``svmbound.criteria.pairs.pairwise_criterion`` with class indices as ``y``: the bounds are
-    then summed over the one-vs-one pairs and the CV error is that of the voting machine.
+    ``svmbound.criteria.pairs.pairwise_criterion`` with class indices as targets: the bounds
+    are then summed over the one-vs-one pairs and the CV error is that of the voting machine.
     ``subsample``: m = min(``subsample``, :func:`span_memory_rows` (``cache_size``)); from
     ``config.half_split_rows`` rows or on more than 2·m, step 5 of the module docstring (the
     searches on a stratified subsample of ``rows.search_rows`` rows, a hold-out validation);
@@ -74,7 +75,7 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     ``result.held_out``, {candidate source: the validation's out-of-fold decision values there
     (``held_out_values``) or None}, for probability estimates without another training (popped
     by the estimator).
-    ``strata``: what the subsample and hold-out rows are drawn within (default ``y_pm``, the
+    ``strata``: what the subsample and hold-out rows are drawn within (default the targets, the
     classes; a regressor passes bins of its targets). The validation is the criterion
     ``config.validation_criterion`` ('cv-error'; a regressor's 'svr-cv', whose value is a mean
     squared error instead of a count). ``notify(text)``, if given, is told each search's end,
@@ -88,18 +89,18 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     t0 = time.perf_counter()
     names = (bounds_by_loss or config.bounds_by_loss)[loss]
     kw = {} if cache_size is None else {"cache_size": cache_size}
-    split, (Xs, ys, ws), (Xv, yv, wv), val_kw = _rows(X, y_pm, weights, subsample, cache_size,
-                                                      random_state, n_folds, config, strata)
+    weights = problem.weights
+    split, searched, validated, val_kw = _rows(problem, subsample, cache_size, random_state,
+                                               n_folds, config, strata)
     shared = SharedColdSolves()   # the two searches start at the same θ₀
 
     def search(name, kern=kernel, start=x0, box=(lower, upper), how=method, fev=None,
                tag=None, f0=None, rows=None):
         crit_loss = loss if loss in criterion_class(name).losses() else None
-        Xr, yr, wr = (Xs, ys, ws) if rows is None else take_rows(Xs, ys, ws, rows)
-        crit = make(name, Xr, yr, kern, loss=crit_loss, random_state=random_state,
-                    tol=search_tol, weights=wr, **kw)
+        crit = make(name, searched if rows is None else searched.take(rows), kern,
+                    loss=crit_loss, random_state=random_state, tol=search_tol, **kw)
         if config.share_cold_solves and hasattr(crit, "share_cold_solves") and kern is kernel:
-            crit.share_cold_solves(shared)     # the same rows (Xs, ys, ws) for every search
+            crit.share_cold_solves(shared)     # the same rows ``searched`` for every search
         if wrap is not None:
             crit = wrap(crit, tag or name)
         res = minimize(crit.fun, start, box, jac=crit.grad, method=how,
@@ -121,19 +122,19 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
                                 start_steps, loss=loss, config=config) + list(extra)
 
     def validation(kern):
-        return make(config.validation_criterion, Xv, yv, kern, loss=loss,
+        return make(config.validation_criterion, validated, kern, loss=loss,
                     random_state=0 if random_state is None else random_state,
                     tol=_cv_tol(tol, config) if cv_tol is None else cv_tol,
-                    n_jobs=n_jobs, weights=wv, **val_kw, **kw)
+                    n_jobs=n_jobs, **val_kw, **kw)
 
     cv = validation(kernel)
-    reason = ard_reason(Xs, kernel, loss, config)
+    reason = ard_reason(searched.X, kernel, loss, config)
     if reason is None and config.ard_bound not in names:
         reason = f"no isotropic {config.ard_bound} minimum to start from"
 
     def per_feature(res):        # step 4's search, from the isotropic minimum ``res``
-        return _per_feature_search(search, res, ys, Xs.shape[1], lower, upper, config,
-                                   random_state)
+        return _per_feature_search(search, res, searched.y, searched.X.shape[1], lower, upper,
+                                   config, random_state)
 
     done, ard_out = _run_searches(search, names, cv, own_candidates, n_jobs,
                                   sequential_searches, config,
@@ -161,12 +162,12 @@ def tune_auto(X, y_pm, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         ard_out = per_feature(stages[config.ard_bound])
     ard, rec, cv_ard, n = _per_feature(ard_out, reason, validation, stages, records, path,
                                        solutions, config, weights, t0, wrap, held_out,
-                                       yv.size if split is None else split[1].size)
+                                       validated.n if split is None else split[1].size)
     n_trainings += n
     if rec is not None:
         records.append(rec)
         checked[rec["source"]] = cv_ard
-    result = _choice(records, cv, stages, path, split, np.asarray(y_pm).size, wv is not None,
+    result = _choice(records, cv, stages, path, split, problem.n, weights is not None,
                      start_added, trivial)
     result.ard = ard
     if notify is not None:
@@ -242,20 +243,20 @@ def _per_feature(out, reason, validation, stages, records, path, solutions, conf
     return ard, rec, cv_ard, n + cv_ard.n_trainings
 
 
-def _rows(X, y, weights, subsample, cache_size, random_state, n_folds, config, strata=None):
-    """(split, (X, y, w) of the searches, (X, y, w) of the validation, the validation's fold
+def _rows(problem, subsample, cache_size, random_state, n_folds, config, strata=None):
+    """(split, the problem of the searches, that of the validation, the validation's fold
     arguments): every row and ``n_folds`` stratified folds, or on large data (:mod:`.rows`)
     the subsample S for the searches and one hold-out fold, S against the rows V."""
+    y = problem.y
     if subsample is not None:           # the span search's memory within the cache budget
         subsample = min(int(subsample), span_memory_rows(cache_size, config))
     split = tuning_rows(y if strata is None else strata, subsample, random_state, config)
     if split is None:
         k = n_folds_for(y, n_folds) if strata is None else n_folds
-        return None, (X, y, weights), (X, y, weights), {"n_folds": k}
+        return None, problem, problem, {"n_folds": k}
     S, V = split
     fold = [(np.arange(S.size), np.arange(S.size, S.size + V.size))]
-    return (split, take_rows(X, y, weights, S),
-            take_rows(X, y, weights, np.concatenate([S, V])), {"folds": fold})
+    return split, problem.take(S), problem.take(np.concatenate([S, V])), {"folds": fold}
 
 
 def _run_searches(search, names, cv, own_candidates, n_jobs, sequential, config,
