@@ -260,68 +260,55 @@ def test_radius_in_a_second_thread_gives_the_sequential_result(data, name, monke
             np.testing.assert_array_equal(ev.grad, ref.grad)
 
 
-# -- cold solves shared between criteria (criteria.base.SharedColdSolves) --------------------
-def test_two_criteria_share_a_cold_solve_and_get_what_each_would_have_made(data):
-    """span and rm-l2 at the same θ solve the same L2-SVM cold: with a shared store the second
-    takes the first's solution (one training in all) and both evaluations are those of
-    criteria solving on their own, bit for bit; a warm-started solve is not shared."""
-    from svmbound.criteria.base import SharedColdSolves
+# -- the solve at θ₀ made once for two criteria (criteria.base.solve_once_at) ----------------
+def test_two_criteria_start_from_one_solve_and_get_what_each_would_have_made(data):
+    """span and rm-l2 at the same θ solve the same L2-SVM: made once, the second takes the
+    first's solution (one training in all) and both evaluations are those of criteria solving
+    on their own, bit for bit; after that each warm-starts from its own."""
+    from svmbound.criteria.base import solve_once_at
 
     X, y = data
-    points = [[0.3, 0.5], [0.8, 0.5], [0.1, 1.1]]
-    alone = [[make_criterion(n, Problem(X, y), RBFKernel(), tol=1e-6).evaluate(points[0])
-              for n in ("span", "rm-l2")]]
-    shared = SharedColdSolves()
+    points = [[0.3, 0.5], [0.8, 0.5]]
+    alone = [make_criterion(n, Problem(X, y), RBFKernel(), tol=1e-6).evaluate(points[0])
+             for n in ("span", "rm-l2")]
     crits = [make_criterion(n, Problem(X, y), RBFKernel(), tol=1e-6) for n in ("span", "rm-l2")]
-    for c in crits:
-        c.share_cold_solves(shared)
+    solve_once_at(crits, points[0])
+    assert crits[0]._svm_prev is crits[1]._svm_prev
     evs = [c.evaluate(points[0]) for c in crits]
     assert crits[0]._svm_prev is crits[1]._svm_prev
     assert crits[0].n_trainings + crits[1].n_trainings == 1
-    for ev, ref in zip(evs, alone[0]):
+    for ev, ref in zip(evs, alone):
         assert ev.value == ref.value
         np.testing.assert_array_equal(ev.grad, ref.grad)
     for c in crits:                      # only C changes: each warm-starts from its own
         c.evaluate(points[1])
     assert crits[0]._svm_prev is not crits[1]._svm_prev
     assert crits[0].n_trainings + crits[1].n_trainings == 3
-    for c in crits:                      # a new kernel: cold again, so shared again
-        c.evaluate(points[2])
-    assert crits[0]._svm_prev is crits[1]._svm_prev
-    assert crits[0].n_trainings + crits[1].n_trainings == 4
 
 
-def test_shared_cold_solves_makes_each_key_once_across_threads_and_passes_errors_on():
-    import pickle
-    import threading
-    from concurrent.futures import ThreadPoolExecutor
+def test_only_criteria_that_make_the_same_solve_share_it(data):
+    """The L1 loss's span (an L2-SVM) and rm-l1 (an L1-SVM) share nothing, nor does a
+    criterion without warm starts; a solve at the previous θ that stopped at its iteration cap
+    is made again."""
+    from svmbound.criteria.base import solve_once_at
 
-    from svmbound.criteria.base import SharedColdSolves
-
-    shared = SharedColdSolves()
-    calls, started, release = [], threading.Event(), threading.Event()
-
-    def slow():
-        calls.append(1)
-        started.set()
-        release.wait(5)
-        return object()
-
-    with ThreadPoolExecutor(2) as pool:
-        first = pool.submit(shared.get, "k", slow)
-        assert started.wait(5)
-        assert shared.started("k") and not shared.started("other")
-        second = pool.submit(shared.get, "k", slow)
-        release.set()
-        (a, made_a), (b, made_b) = first.result(5), second.result(5)
-    assert a is b and (made_a, made_b) == (True, False) and len(calls) == 1
-
-    def fails():
-        raise ValueError("no solve")
-
-    with pytest.raises(ValueError, match="no solve"):
-        shared.get("bad", fails)
-    with pytest.raises(ValueError, match="no solve"):     # the waiter gets the same error
-        shared.get("bad", lambda: object())
-    copy = pickle.loads(pickle.dumps(shared))          # another process: an empty store
-    assert not copy.started("k")
+    X, y = data
+    theta = [0.3, 0.5]
+    crits = [make_criterion(n, Problem(X, y), RBFKernel(), tol=1e-6) for n in ("span", "rm-l1")]
+    solve_once_at(crits, theta)
+    assert [c.n_trainings for c in crits] == [0, 0]
+    cold = [make_criterion("rm-l2", Problem(X, y), RBFKernel(), tol=1e-6, warm_start=w)
+            for w in (True, False)]
+    solve_once_at(cold, theta)
+    assert [c.n_trainings for c in cold] == [0, 0]
+    capped = make_criterion("rm-l2", Problem(X, y), RBFKernel(), tol=1e-6, max_iter=2)
+    capped.solve_at(theta)
+    assert not capped._svm_prev.converged
+    first = capped._svm_prev
+    capped.solve_at(theta)
+    assert capped.n_trainings == 2 and capped._svm_prev is not first
+    done = make_criterion("rm-l2", Problem(X, y), RBFKernel(), tol=1e-6)
+    done.solve_at(theta)
+    sol = done._svm_prev
+    done.solve_at(theta)
+    assert done.n_trainings == 1 and done._svm_prev is sol

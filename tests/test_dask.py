@@ -33,10 +33,6 @@ THREE = make_classification(n_samples=150, n_features=6, n_informative=4, n_clas
 CASES = {"binary-l2": (dict(loss="l2"), BINARY), "binary-l1": (dict(loss="l1"), BINARY),
          "3-class": (dict(loss="l2"), THREE),
          "3-class-per-pair": (dict(loss="l1", multiclass_theta="per-pair"), THREE)}
-#: The cold solves that the two bound searches of a fit share at θ₀ when they run in one
-#: process (``StrategyConfig.share_cold_solves``: the L2-SVM of the span and rm-l2 searches, once
-#: per one-vs-one pair), and that each search makes on its own in a worker process.
-SHARED_AT_START = {"binary-l2": 1, "binary-l1": 0, "3-class": 3, "3-class-per-pair": 0}
 
 
 @pytest.fixture(scope="module")
@@ -48,12 +44,12 @@ def client():
         yield c
 
 
-def assert_same_fit(a, b, X, unshared: int = 0):
-    """Same θ, decision values, every search evaluation and CV candidate, and trainings: b's
-    are a's and the ``unshared`` solves that b's searches, each in its own process, made
-    twice (``SHARED_AT_START``)."""
+def assert_same_fit(a, b, X):
+    """Same θ, decision values, every search evaluation and CV candidate, and trainings (the
+    L2 searches' common solve at θ₀ is made once, before they go to the workers:
+    ``StrategyConfig.share_cold_solves``)."""
     np.testing.assert_array_equal(a.best_theta_, b.best_theta_)
-    assert b.n_trainings_ == a.n_trainings_ + unshared
+    assert b.n_trainings_ == a.n_trainings_
     np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
     assert [(e["x"], e["value"]) for e in a.search_.path] == \
         [(e["x"], e["value"]) for e in b.search_.path]
@@ -72,7 +68,7 @@ def test_a_fit_on_dask_workers_is_the_fit_of_n_jobs_1(client, case):
     one = BoundSVC(n_jobs=1, **kw).fit(X, y)
     with joblib.parallel_config(backend="dask"):
         cluster = BoundSVC(n_jobs=-1, **kw).fit(X, y)
-    assert_same_fit(one, cluster, X, SHARED_AT_START[case])
+    assert_same_fit(one, cluster, X)
 
 
 def test_cv_folds_on_dask_workers_keep_their_warm_starts(client):
@@ -123,7 +119,7 @@ def test_many_data_sets_tuned_at_once_on_the_cluster(client):
     with joblib.parallel_config(backend="dask"):
         fits = joblib.Parallel()(joblib.delayed(BoundSVC().fit)(X, y) for X, y in sets)
     for (X, y), fit in zip(sets, fits):     # each fit's two searches again on the cluster
-        assert_same_fit(BoundSVC().fit(X, y), fit, X, SHARED_AT_START["binary-l2"])
+        assert_same_fit(BoundSVC().fit(X, y), fit, X)
 
 
 @pytest.mark.parametrize("case", ["binary-l2", "3-class"])
@@ -132,4 +128,4 @@ def test_a_fit_on_loky_processes_is_the_fit_of_n_jobs_1(case):
     one = BoundSVC(n_jobs=1, **kw).fit(X, y)
     with joblib.parallel_config(backend="loky"):
         loky = BoundSVC(n_jobs=2, progress=True, **kw).fit(X, y)   # the bar stays here
-    assert_same_fit(one, loky, X, SHARED_AT_START[case])
+    assert_same_fit(one, loky, X)

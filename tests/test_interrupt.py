@@ -227,9 +227,8 @@ SEARCHES = {
 
 def _assert_resumed_trainings(res, ref):
     """A resumed fit makes the trainings the uninterrupted one made, and at most one more: the
-    L2 searches share their cold solve at θ₀ (``StrategyConfig.share_cold_solves``), and when the
-    span search's evaluation there is replayed from the log, the rm-l2 search, not yet
-    logged, solves it on its own."""
+    L2 searches' common solve at θ₀ (``StrategyConfig.share_cold_solves``) is made before the
+    searches, again when they resume from the log."""
     assert ref.n_trainings_ <= res.n_trainings_ <= ref.n_trainings_ + 1
 
 

@@ -21,7 +21,6 @@ formulas that involve C use C_i through :meth:`Criterion.l2_shift` (1/C_i, the L
 from __future__ import annotations
 
 import functools
-import threading
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -44,51 +43,25 @@ def _kernel_key(kernel: Kernel) -> tuple:
     return (type(kernel).__name__, kernel.spec(), tuple(np.atleast_1d(kernel.theta).tolist()))
 
 
-class SharedColdSolves:
-    """The cold SVM solves (no warm start) of the criteria of one tuning, made once: a solve
-    that a second criterion asks for — same rows, loss, C, kernel, tolerance and iteration
-    cap — is the first one's result, awaited if it is still running.
-
-    The default strategy's two bound searches start at the same θ₀, and for the L2 loss both
-    the span bound and ``rm-l2`` solve the same L2-SVM there (the span search of the L1 loss
-    solves the L2-SVM, ``rm-l1`` the L1-SVM: nothing shared). The solve is deterministic, so
-    the shared solution is the one each would have made, bit for bit; the criteria only read
-    it (``same_kernel_start`` and ``warm_start_alpha`` make new arrays). The keys carry a tag
-    that the caller makes the same only for criteria on the same rows and weights
-    (:meth:`Criterion.share_cold_solves`). A copy sent to another process (loky, dask) starts
-    empty: there each criterion solves on its own, with the same result."""
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._futures: dict = {}
-
-    def __reduce__(self):
-        return (SharedColdSolves, ())
-
-    def started(self, key) -> bool:
-        """Whether a solve of ``key`` has been started (it may still be running)."""
-        with self._lock:
-            return key in self._futures
-
-    def get(self, key, solve) -> tuple:
-        """(``solve()``'s result for ``key``, whether this call made it): the first call for a
-        key solves, later ones wait for its result (its exception, if it failed)."""
-        from concurrent.futures import Future
-
-        with self._lock:
-            future = self._futures.get(key)
-            owner = future is None
-            if owner:
-                future = self._futures[key] = Future()
-        if not owner:
-            return future.result(), False
-        try:
-            result = solve()
-        except BaseException as exc:
-            future.set_exception(exc)
-            raise
-        future.set_result(result)
-        return result, True
+def solve_once_at(criteria, theta) -> None:
+    """Make the SVM solve at θ that several criteria would each make first — the same loss,
+    tolerance and iteration cap on the same rows (the default strategy's L2 span and rm-l2
+    searches at θ₀) — once: the first criterion of each such group solves
+    (:meth:`Criterion.solve_at`), the others take its solution as their previous one
+    (:meth:`Criterion.start_from`), and a solve at the θ of the previous solution returns it as
+    it is (``solve_svm``). Each criterion then sees the solution it would have made, bit for bit
+    (the solve is deterministic); one training is counted. The caller passes criteria on the
+    same rows, targets and weights only."""
+    groups: dict = {}
+    for c in criteria:
+        key = c.first_solve_key()
+        if key is not None:
+            groups.setdefault(key, []).append(c)
+    for first, *others in groups.values():
+        if others:
+            first.solve_at(theta)
+            for c in others:
+                c.start_from(first)
 
 
 @dataclass
@@ -187,7 +160,6 @@ class Criterion(Objective):
         self._svm_prev_key = None
         self._radius_prev: dict = {}
         self._last: Evaluation | None = None
-        self._shared: tuple | None = None   # (SharedColdSolves, tag): share_cold_solves
 
     @staticmethod
     def check_labels(y, n: int) -> np.ndarray:
@@ -250,16 +222,23 @@ class Criterion(Objective):
         return theta
 
     # -- solves with warm starts ---------------------------------------------------------
-    def share_cold_solves(self, shared: SharedColdSolves, tag: tuple = ()) -> None:
-        """Make this criterion's cold SVM solves through ``shared`` (:class:`SharedColdSolves`),
-        under keys that start with ``tag``: the caller gives one tag only to criteria on the
-        same X, y and weights."""
-        self._shared = (shared, tuple(tag))
+    def first_solve_key(self):
+        """What makes two criteria's SVM solves at one θ the same on the same rows
+        (:func:`solve_once_at`): the loss, tolerance and iteration cap of a classification
+        criterion that warm-starts; None for one that does not share (a regression criterion
+        solves the SVR, a criterion without warm starts solves every time)."""
+        if self.task != "classification" or not self.warm_start:
+            return None
+        return (self.loss, self.tol, self.max_iter)
 
-    def _cold_key(self, C: float, key) -> tuple:
-        """The key in the shared solves of a cold SVM solve at C and the kernel of
-        ``_kernel_key`` ``key``."""
-        return self._shared[1] + ("svm", self.loss, float(C), key, self.tol, self.max_iter)
+    def solve_at(self, theta) -> None:
+        """The SVM solve at θ (kept as the previous solution)."""
+        self.solve_svm(*self.split_theta(theta))
+
+    def start_from(self, other: "Criterion") -> None:
+        """Take ``other``'s last SVM solution (same rows, ``first_solve_key``) as this
+        criterion's previous one: a solve at its θ returns it (:func:`solve_once_at`)."""
+        self._svm_prev, self._svm_prev_key = other._svm_prev, other._svm_prev_key
 
     def _starts_cold(self, key) -> bool:
         """Whether the next SVM solve at the kernel of ``_kernel_key`` ``key`` starts cold:
@@ -269,10 +248,15 @@ class Criterion(Objective):
                     and (self._svm_prev_key == key or self.warm_across_kernels))
 
     def solve_svm(self, C: float, kernel: Kernel) -> DualSolution:
+        """The SVM at (C, kernel): warm-started from the previous solution where
+        ``_starts_cold`` allows; the previous solution itself when it was made at this very C
+        and kernel and converged (a solve from it would stop at once with the same α)."""
         prev = self._svm_prev
         alpha0 = warm_from = None
         key = _kernel_key(kernel)
         cold = self._starts_cold(key)
+        if not cold and self._svm_prev_key == key and prev.C == C and prev.converged:
+            return prev
         if not cold:
             if self._svm_prev_key == key:    # only C changed: reuse the gradient (no kernel value)
                 warm_from = prev
@@ -280,29 +264,14 @@ class Criterion(Objective):
                 alpha0 = warm_start_alpha(prev.alpha, self.y, prev.C, C, self.loss,
                                           self.weights)
 
-        def solve():
-            return solve_svm_dual(self.X, self.y, kernel, C, loss=self.loss, tol=self.tol,
-                                  alpha0=alpha0, warm_from=warm_from,
-                                  cache_size=self.cache_size, check_input=False,
-                                  max_iter=self.max_iter, weights=self.weights)
-
-        if cold and self._shared is not None:
-            sol, made = self._shared[0].get(self._cold_key(C, key), solve)
-        else:
-            sol, made = solve(), True
-        self.n_trainings += int(made)
+        sol = solve_svm_dual(self.X, self.y, kernel, C, loss=self.loss, tol=self.tol,
+                             alpha0=alpha0, warm_from=warm_from, cache_size=self.cache_size,
+                             check_input=False, max_iter=self.max_iter, weights=self.weights)
+        self.n_trainings += 1
         self._svm_prev = sol
         self._svm_prev_key = key
         self.note_solution(sol, "SVM dual")
         return sol
-
-    def _svm_started_elsewhere(self, C: float, kernel: Kernel) -> bool:
-        """Whether the next ``solve_svm(C, kernel)`` is a cold solve that another criterion
-        has already started (:class:`SharedColdSolves`)."""
-        if self._shared is None:
-            return False
-        key = _kernel_key(kernel)
-        return self._starts_cold(key) and self._shared[0].started(self._cold_key(C, key))
 
     def note_solution(self, sol, what: str) -> None:
         """Record a solve of the current evaluation that stopped before its tolerance (at the
@@ -330,12 +299,7 @@ class Criterion(Objective):
         thread: a third thread only queued for the cores and the GIL (4 % slower on the quick
         benchmark cases, both losses; ``docs/decisions.md``). On fewer than
         ``RADIUS_THREAD_MIN_ROWS`` rows (the one-vs-one pairs of most multi-class data) the two
-        solves always run one after the other: the hand-off cost more than the overlap saved.
-        When the SVM solve is a cold one that another criterion has started
-        (:class:`SharedColdSolves`), the radius QP is solved first, while that one runs."""
-        if self._svm_started_elsewhere(C, kernel):   # the radius QP while that one runs
-            r = radius()
-            return self.solve_svm(C, kernel), r
+        solves always run one after the other: the hand-off cost more than the overlap saved."""
         if self.y.size >= RADIUS_THREAD_MIN_ROWS and not in_pool_worker():
             return self._svm_beside_radius(C, kernel, radius)
         svm = self.solve_svm(C, kernel)

@@ -149,10 +149,22 @@ class PairwiseSum(Criterion):
     def warm_state(self) -> dict:
         return {"pairs": [c.warm_state() for c in self.criteria]}
 
-    def share_cold_solves(self, shared, tag: tuple = ()) -> None:
-        """Each pair's criterion shares its cold solves under its pair's tag."""
-        for k, c in enumerate(self.criteria):
-            c.share_cold_solves(shared, tuple(tag) + (k,))
+    def first_solve_key(self):
+        """``Criterion.first_solve_key`` of every pair (None when a pair's is None)."""
+        keys = tuple(c.first_solve_key() for c in self.criteria)
+        return None if None in keys else ("pairs",) + keys
+
+    def solve_at(self, theta) -> None:
+        """Every pair's SVM solve at θ, on ``n_jobs`` threads."""
+        out = _parallel(lambda c: (c.solve_at(theta), c.warm_state())[1], self.criteria,
+                        self.n_jobs)
+        for c, state in zip(self.criteria, out):   # a no-op unless c ran on a copy
+            c.set_warm_state(state)
+
+    def start_from(self, other) -> None:
+        """Each pair starts from the same pair's solution of ``other``."""
+        for c, o in zip(self.criteria, other.criteria):
+            c.start_from(o)
 
     def set_warm_state(self, state: dict) -> None:
         for c, s in zip(self.criteria, state["pairs"]):

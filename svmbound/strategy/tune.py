@@ -22,7 +22,7 @@ import numpy as np
 
 from .._parallel import parallel_map, parallel_map_then
 from ..criteria import criterion_class, make_criterion
-from ..criteria.base import SharedColdSolves
+from ..criteria.base import solve_once_at
 from ..search.minimize import minimize
 from ..search.result import SearchResult
 from ..solvers.svm import DualSolution
@@ -92,15 +92,20 @@ def tune_auto(problem, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     weights = problem.weights
     split, searched, validated, val_kw = _rows(problem, subsample, cache_size, random_state,
                                                n_folds, config, strata)
-    shared = SharedColdSolves()   # the two searches start at the same θ₀
+
+    def bound(name, kern=kernel, rows=None):
+        crit_loss = loss if loss in criterion_class(name).losses() else None
+        return make(name, searched if rows is None else searched.take(rows), kern,
+                    loss=crit_loss, random_state=random_state, tol=search_tol, **kw)
+
+    bounds = {name: bound(name) for name in names}    # the searches from θ₀
+    if config.share_cold_solves:        # the solve at θ₀ that both need (L2), made once
+        solve_once_at([bounds[name] for name in names], x0)
 
     def search(name, kern=kernel, start=x0, box=(lower, upper), how=method, fev=None,
                tag=None, f0=None, rows=None):
-        crit_loss = loss if loss in criterion_class(name).losses() else None
-        crit = make(name, searched if rows is None else searched.take(rows), kern,
-                    loss=crit_loss, random_state=random_state, tol=search_tol, **kw)
-        if config.share_cold_solves and hasattr(crit, "share_cold_solves") and kern is kernel:
-            crit.share_cold_solves(shared)     # the same rows ``searched`` for every search
+        crit = (bounds.pop(name) if kern is kernel and rows is None and name in bounds
+                else bound(name, kern, rows))
         if wrap is not None:
             crit = wrap(crit, tag or name)
         res = minimize(crit.fun, start, box, jac=crit.grad, method=how,
