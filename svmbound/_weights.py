@@ -10,6 +10,7 @@ weights must be > 0: ``BoundSVC.fit`` drops the samples of weight 0 first, as LI
 from __future__ import annotations
 
 import numpy as np
+from sklearn.utils.validation import _check_sample_weight
 
 __all__ = ["check_weights", "check_sample_weight", "class_weight_vector", "combine_weights",
            "same_weights", "weight_scale", "shift_log_c"]
@@ -28,21 +29,21 @@ def check_weights(weights, n: int, name: str = "weights"):
     return w
 
 
-def check_sample_weight(sample_weight, n: int, name: str = "sample_weight") -> np.ndarray:
-    """scikit-learn's ``sample_weight``: None (ones), a number (the same for every sample) or
-    n finite numbers >= 0; a float64 vector. Negative, NaN or infinite weights and a wrong
-    length raise a ValueError."""
-    if sample_weight is None:
-        return np.ones(n)
+def check_sample_weight(sample_weight, n: int) -> np.ndarray:
+    """scikit-learn's ``sample_weight`` as scikit-learn checks it (``_check_sample_weight``:
+    None gives ones, a number that number for every sample, else n finite numbers), all >= 0;
+    a float64 vector. Entries that are not numbers, and a negative weight, are ValueErrors
+    naming sample_weight (scikit-learn's own messages do not)."""
     try:
-        w = np.asarray(sample_weight, dtype=np.float64)
+        np.asarray(sample_weight, dtype=np.float64)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be numbers, got {sample_weight!r}") from None
-    w = _as_vector(np.full(n, w) if w.ndim == 0 else w, n, name)
+        raise ValueError(f"sample_weight must be numbers, got {sample_weight!r}") from None
+    w = _check_sample_weight(sample_weight, range(n), dtype=np.float64,
+                             allow_all_zero_weights=True)
     if np.any(w < 0):
         i = int(np.argmax(w < 0))
-        raise ValueError(f"{name} must be >= 0; entry {i} is {w[i]!r} (negative weights have "
-                         "no meaning for C_i = C*w_i)")
+        raise ValueError(f"sample_weight must be >= 0; entry {i} is {float(w[i])!r} (negative "
+                         "weights have no meaning for C_i = C*w_i)")
     return w
 
 

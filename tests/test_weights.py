@@ -301,10 +301,10 @@ def test_balanced_class_weight_improves_minority_recall():
 @pytest.mark.parametrize("sample_weight, match", [
     (-1.0, "must be >= 0"),
     ("negative", "must be >= 0; entry 3"),
-    ("short", "has 119 entries, but there are 120 samples"),
-    ("nan", "NaN or infinity"),
-    ("inf", "NaN or infinity"),
-    ("matrix", "must be 1-D"),
+    ("short", r"sample_weight.shape == \(119,\), expected \(120,\)"),
+    ("nan", "sample_weight contains NaN"),
+    ("inf", "sample_weight contains infinity"),
+    ("matrix", "Sample weights must be 1D array or scalar"),
     ("text", "must be numbers"),
     ("one class", "same class"),
 ])
