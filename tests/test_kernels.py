@@ -274,7 +274,7 @@ def test_kernel_row_is_the_row_of_the_kernel_matrix(sparse):
 
 
 def test_rbf_exponents_in_numba_are_the_numpy_steps_bit_for_bit():
-    from svmbound._kernel_sums import rbf_exponents_from_dots
+    from svmbound.kernels._sums import rbf_exponents_from_dots
 
     rng = np.random.RandomState(6)
     A, B = rng.randn(30, 5), rng.randn(20, 5)
@@ -293,9 +293,9 @@ def test_rbf_exponents_in_numba_are_the_numpy_steps_bit_for_bit():
 
 
 def test_held_out_sums_are_the_decision_values_read_from_a_symmetric_kernel_matrix():
-    """_kernel_sums.held_out_sums(K, test, cols, coef) = K[test][:, cols] @ coef for a
+    """kernels._sums.held_out_sums(K, test, cols, coef) = K[test][:, cols] @ coef for a
     symmetric K, the indices in any order, repeated test rows too."""
-    from svmbound._kernel_sums import held_out_sums
+    from svmbound.kernels._sums import held_out_sums
 
     rng = np.random.default_rng(5)
     X = rng.normal(size=(40, 3))

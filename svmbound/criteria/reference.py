@@ -26,9 +26,8 @@ import threading
 
 import numpy as np
 
-from .._kernel_sums import held_out_sums
 from .._parallel import parallel_map
-from ..kernels import GramRows, PrecomputedKernel, gram_can_be_shared
+from ..kernels import GramRows, PrecomputedKernel, gram_can_be_shared, held_out_sums
 from ..solvers import decision_function, solve_svm_dual, warm_start_alpha
 from ..solvers.qp import cache_megabytes, cache_share
 from ..solvers.svm import check_loss

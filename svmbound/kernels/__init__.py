@@ -9,9 +9,12 @@
   span bound's gradient), dense or CSR;
 * :mod:`.precomputed` — a kernel given as its matrix, rows of a shared kernel matrix, and the
   data the numba SMO computes kernel rows from;
-* :mod:`._rows` — those rows in numba (dense, CSR, a kernel matrix; in pieces on threads).
+* :mod:`._rows` — those rows in numba (dense, CSR, a kernel matrix; in pieces on threads);
+* :mod:`._sums` — numba sums over kernel values (the RBF contractions, held-out decision values
+  from a shared kernel matrix).
 """
 
+from ._sums import held_out_sums
 from .ard import ARDRBFKernel, ScaledPolynomialKernel, check_groups, tile_groups
 from .choice import ARD_KERNELS, DEFAULT_DEGREE_RANGE, ESTIMATOR_KERNELS, base_kernel, split_degree
 from .precomputed import (GramRows, PrecomputedKernel, SmoRowsData, gram_can_be_shared,
@@ -25,4 +28,4 @@ __all__ = ["Kernel", "LinearKernel", "RBFKernel", "PolynomialKernel", "ARDRBFKer
            "DEFAULT_DEGREE_RANGE", "POLY", "RBF", "base_kernel", "split_degree", "check_kernel",
            "check_groups", "tile_groups", "column_mean", "is_rbf_params", "make_kernel",
            "rbf_gamma", "with_gamma", "PrecomputedKernel", "GramRows", "SmoRowsData",
-           "smo_rows_data", "gram_can_be_shared"]
+           "smo_rows_data", "gram_can_be_shared", "held_out_sums"]

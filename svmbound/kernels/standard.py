@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._kernel_sums import rbf_dist_weighted_sum, rbf_exponents_from_dots
 from .._sparse import UsedColumns, dots, issparse, sq_norms
 from .._validation import check_degree, check_positive
 from ._rows import LINEAR, POLY, RBF
+from ._sums import rbf_dist_weighted_sum, rbf_exponents_from_dots
 
 # Codes understood by the numba row computation in ``solvers._smo``.
 
@@ -239,7 +239,7 @@ class RBFKernel(Kernel):
 
     def _from_dot(self, dot, Xr, zz):
         """dot ← exp(−γ max(‖x‖² + ‖z‖² − 2⟨x, z⟩, 0)), in place (the exponents in one numba
-        pass, ``_kernel_sums.rbf_exponents_from_dots``)."""
+        pass, ``_sums.rbf_exponents_from_dots``)."""
         rbf_exponents_from_dots(dot, sq_norms(Xr), zz, self.gamma)
         return np.exp(dot, out=dot)
 

@@ -1,10 +1,10 @@
-"""Numba loops behind the kernels' derivative contractions: one pass over a block of inner
-products, no n×n temporaries."""
+"""Numba loops behind the kernels' derivative contractions and the held-out decision values
+from a shared kernel matrix: one pass over a block of inner products, no n×n temporaries."""
 
 import numpy as np
 from numba import njit
 
-from ._vexp import exp_nonpositive
+from .._vexp import exp_nonpositive
 
 
 @njit(cache=True, nogil=True)
