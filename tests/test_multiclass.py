@@ -481,3 +481,18 @@ def test_break_ties_predicts_the_largest_ovr_decision_value():
     est.set_params(decision_function_shape="ovo")
     with pytest.raises(ValueError, match="break_ties must be False"):
         est.predict(X)
+
+
+def test_weights_follow_the_subsampled_rows_into_every_pair():
+    """From 2,000 rows the searches run on a subsample (strategy step 5): each pair's criterion
+    gets the weights of its rows of that subsample (a weighted multi-class fit there raised
+    "weights has 2000 entries, but there are 1000 samples": the pairs were given every row's
+    weights). Uniform weights s give the pick of unit weights with C divided by s."""
+    X, y = make_classification(n_samples=2400, n_features=5, n_informative=3, n_redundant=0,
+                               n_classes=3, random_state=0)
+    ref = BoundSVC(random_state=0).fit(X, y)
+    m = BoundSVC(random_state=0).fit(X, y, sample_weight=np.full(y.size, 4.0))
+    assert m.search_.subsample is not None and ref.search_.subsample is not None
+    assert m.best_params_["C"] * 4.0 == pytest.approx(ref.best_params_["C"], rel=1e-5)
+    assert m.best_params_["sigma2"] == pytest.approx(ref.best_params_["sigma2"], rel=1e-5)
+    np.testing.assert_array_equal(m.predict(X), ref.predict(X))
