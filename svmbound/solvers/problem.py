@@ -38,18 +38,15 @@ class Problem:
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"X and y have different lengths: {X.shape[0]} samples in X, "
                              f"{y.shape[0]} labels in y")
-        self._set(X, y, check_weights(weights, y.shape[0]))
+        self.X, self.y, self.weights = X, y, check_weights(weights, y.shape[0])
 
     @classmethod
     def checked(cls, X, y, weights=None) -> "Problem":
         """The problem of arrays that have passed ``check_X`` and ``check_weights`` (the
         estimators' ``TrainingData``): nothing is checked again."""
         problem = cls.__new__(cls)
-        problem._set(X, np.asarray(y), weights)
+        problem.X, problem.y, problem.weights = X, np.asarray(y), weights
         return problem
-
-    def _set(self, X, y, weights) -> None:
-        self.X, self.y, self.weights = X, y, weights
 
     @property
     def n(self) -> int:
@@ -62,19 +59,6 @@ class Problem:
         rows = np.asarray(rows)
         return Problem.checked(self.X[rows], self.y[rows] if y is None else y,
                                None if self.weights is None else self.weights[rows])
-
-    def with_targets(self, y) -> "Problem":
-        """The same rows and weights with the targets ``y`` (one per row)."""
-        y = np.asarray(y)
-        if y.shape != (self.n,):
-            raise ValueError(f"y must have one target per row ({self.n}), got shape {y.shape}")
-        return Problem.checked(self.X, y, self.weights)
-
-    def __getstate__(self):
-        return (self.X, self.y, self.weights)
-
-    def __setstate__(self, state):
-        self._set(*state)
 
     def __repr__(self) -> str:
         weighted = "" if self.weights is None else ", weighted"
