@@ -86,8 +86,9 @@ def _add_tune_options(p):
     p.add_argument("--tune-subsample", type=_subsample_arg, default=_DEFAULT_SUBSAMPLE,
                    metavar="M",
                    help="criterion auto from 2000 rows: search on a stratified half of the rows, "
-                        "at most M, pick by the hold-out error on up to 4*M others (the other "
-                        "half up to 2*M rows), train the final SVM on all rows (default 5000, "
+                        "beyond M/2 a quarter (one-vs-one: of the two largest classes), at most "
+                        "M, pick by the hold-out error on up to 4 times as many others, train "
+                        "the final SVM on all rows (default 5000, "
                         "fewer where the span bound's memory would not fit in half the cache; "
                         "with --svr 3000, on more than 2*M rows only, sampled within quantile "
                         "bins of the targets; 'all': always use every row)")

@@ -30,20 +30,52 @@ def test_every_row_is_used_up_to_twice_the_subsample(n, m):
     assert tuning_rows(np.arange(n) % 2, m, 0) is None
 
 
-@pytest.mark.parametrize("n, rows", [(2000, 1000), (4001, 2000), (9000, 4500), (10000, 5000),
-                                     (16000, 5000), (30000, 5000)])
+@pytest.mark.parametrize("n, rows", [(2000, 1000), (4001, 2000), (5000, 2500), (9000, 2500),
+                                     (10000, 2500), (16000, 4000), (30000, 5000)])
 def test_from_half_split_rows_the_searches_use_a_subsample_and_others_validate(n, rows):
-    """From ``half_split_rows`` rows (issue 32) the searches use min(n/2, m) stratified rows
-    (m = 5,000) and up to 4 times as many others validate (the other half up to 2m rows);
+    """From ``half_split_rows`` rows (issue 32) the searches use min(n/2, m, max(m/2, n/4))
+    stratified rows of a binary problem (m = 5,000) and up to 4 times as many others validate;
     below, every row."""
     y = (np.arange(n) % 3 == 0).astype(int)
     S, V = tuning_rows(y, 5000, 0)
-    assert search_rows(n, 5000) == rows
+    assert search_rows(n, 5000, DEFAULT_CONFIG.search_share) == rows
     assert abs(S.size - rows) <= 2 and V.size == min(n - S.size, VALIDATION_FACTOR * S.size)
     assert np.intersect1d(S, V).size == 0
     assert abs(y[S].mean() - y.mean()) <= 2.0 / S.size
     assert tuning_rows(y[:DEFAULT_CONFIG.half_split_rows - 1], 5000, 0) is None
     assert tuning_rows(y, None, 0) is None
+
+
+@pytest.mark.parametrize("n, n_b, rows", [(10000, None, 2500), (10000, 10000, 2500),
+                                          (10000, 4000, 5000), (15000, 1200, 5000),
+                                          (12000, 8000, 3750), (4435, 2000, 2217)])
+def test_the_quarter_caps_the_largest_binary_problem_searched(n, n_b, rows):
+    """Beyond m/2 rows the searches hold at most a quarter of the rows of the largest binary
+    problem they solve (issue 32: its cost): n for a binary one; one-vs-one, the two largest
+    classes — 26 classes of 15,000 rows (letter) keep min(n/2, m), as does the search without
+    the share (``search_share=None``, BoundSVR's)."""
+    share = DEFAULT_CONFIG.search_share
+    assert search_rows(n, 5000, share, n_b) == rows
+    assert search_rows(n, 5000, None, n_b) == min(n // 2, 5000)
+    # the largest pair of the subsample has at most max(m/2, n_b/4) rows (within rounding)
+    b = n if n_b is None else n_b
+    assert rows * b / n <= max(2500, share * b) + 1
+
+
+def test_a_one_vs_one_fit_subsamples_by_its_largest_pair():
+    """The estimator's multi-class fit passes its largest pair to the rule: 6,000 rows of 12
+    balanced classes (pairs of 1,000 rows) search on one half, 3,000 rows; 6,000 rows of 2
+    classes on 2,500 (a quarter beyond m/2)."""
+    from svmbound.strategy.tune import _rows
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(6000, 3)
+    for k, rows in ((12, 3000), (2, 2500)):
+        y = np.arange(6000) % k
+        problem = Problem(X, y if k > 2 else np.where(y == 1, 1.0, -1.0))
+        split, searched, validated, _ = _rows(problem, 5000, None, 0, 5, DEFAULT_CONFIG)
+        assert abs(split[0].size - rows) <= k and searched.n == split[0].size
+        assert validated.n == split[0].size + split[1].size
 
 
 @pytest.mark.parametrize("n, m, n_classes", [(1000, 100, 2), (201, 100, 3), (5000, 300, 7)])
@@ -52,7 +84,7 @@ def test_tuning_rows_are_stratified_disjoint_and_reproducible(n, m, n_classes):
     y = rng.choice(n_classes, size=n, p=np.r_[0.5, np.full(n_classes - 1, 0.5 / (n_classes - 1))])
     y[:n_classes] = np.arange(n_classes)            # every class present, some rare
     S, V = tuning_rows(y, m, 3)
-    rows = search_rows(n, m)
+    rows = search_rows(n, m, DEFAULT_CONFIG.search_share)
     assert abs(S.size - rows) <= n_classes
     assert V.size == min(n - S.size, VALIDATION_FACTOR * rows) or abs(
         V.size - VALIDATION_FACTOR * rows) <= n_classes
@@ -226,7 +258,7 @@ def test_a_rare_class_keeps_every_row_up_to_twice_the_subsample():
     y[:k] = 1
     S, V = tuning_rows(y, 5000, 0)
     assert y[V].sum() >= k // 2 - 1 and y[S].sum() + y[V].sum() == k
-    y = np.zeros(12000, int)
+    y = np.zeros(24000, int)
     y[:2] = 1
     assert abs(tuning_rows(y, 5000, 0)[0].size - 5000) <= 2
     X, yy = make_classification(n_samples=2400, n_features=5, random_state=0)

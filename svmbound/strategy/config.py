@@ -50,6 +50,9 @@ class StrategyConfig:
     validation_factor: int = 4
     #: from this many rows the searches use a subsample (``rows.search_rows``), others validate
     half_split_rows: int = 2000
+    #: beyond m/2 search rows, the most rows of the largest binary problem searched, as a share
+    #: of its rows (``rows.search_rows``); None: min(n/2, m) alone
+    search_share: float | None = 0.25
     #: up to 2·``tune_subsample`` rows, the subsample only when every class has this many rows
     half_split_min_class: int = 20
     #: working memory of one span evaluation with gradient, in m × m doubles (m support vectors)
@@ -90,4 +93,4 @@ SVR_CONFIG = StrategyConfig(bounds_by_loss={"l2": ("svr-span",), "l1": ("svr-spa
                             neighbour_steps={"l2": {"svr-span": ((2.0, 0.0),)}, "l1": {}},
                             coef_quantiles={"l1": (50.0, 90.0, 100.0)},
                             validation_criterion="svr-cv", ard_max_fev=0,
-                            half_split_rows=6000)
+                            half_split_rows=6000, search_share=None)

@@ -69,7 +69,8 @@ def tune_auto(problem, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     are then summed over the one-vs-one pairs and the CV error is that of the voting machine.
     ``subsample``: m = min(``subsample``, :func:`span_memory_rows` (``cache_size``)); from
     ``config.half_split_rows`` rows or on more than 2·m, step 5 of the module docstring (the
-    searches on a stratified subsample of ``rows.search_rows`` rows, a hold-out validation);
+    searches on a stratified subsample of ``rows.search_rows`` rows, its budget ``subsample``
+    and, one-vs-one, its largest binary problem the two largest classes; a hold-out validation);
     ``result.subsample`` then gives the rows used ({"search": |S|, "validation": |V|, "of": n}),
     else None. ``subsample`` None: every row, whatever the memory. ``held_out``: also
     ``result.held_out``, {candidate source: the validation's out-of-fold decision values there
@@ -253,9 +254,13 @@ def _rows(problem, subsample, cache_size, random_state, n_folds, config, strata=
     arguments): every row and ``n_folds`` stratified folds, or on large data (:mod:`.rows`)
     the subsample S for the searches and one hold-out fold, S against the rows V."""
     y = problem.y
-    if subsample is not None:           # the span search's memory within the cache budget
-        subsample = min(int(subsample), span_memory_rows(cache_size, config))
-    split = tuning_rows(y if strata is None else strata, subsample, random_state, config)
+    # the span search's memory within the cache budget
+    memory = None if subsample is None else span_memory_rows(cache_size, config)
+    largest = None                      # one-vs-one: the two largest classes' rows
+    if strata is None and np.unique(y).size > 2:
+        largest = int(np.sort(np.unique(y, return_counts=True)[1])[-2:].sum())
+    split = tuning_rows(y if strata is None else strata, subsample, random_state, config,
+                        largest, memory)
     if split is None:
         k = n_folds_for(y, n_folds) if strata is None else n_folds
         return None, problem, problem, {"n_folds": k}
