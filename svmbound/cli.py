@@ -86,7 +86,7 @@ def _add_tune_options(p):
     p.add_argument("--tune-subsample", type=_subsample_arg, default=_DEFAULT_SUBSAMPLE,
                    metavar="M",
                    help="criterion auto from 2000 rows: search on a stratified half of the rows, "
-                        "beyond M/2 a quarter (one-vs-one: of the two largest classes), at most "
+                        "beyond M/2 an eighth (one-vs-one: of the two largest classes), at most "
                         "M, pick by the hold-out error on up to 4 times as many others, train "
                         "the final SVM on all rows (default 5000, "
                         "fewer where the span bound's memory would not fit in half the cache; "

@@ -98,8 +98,8 @@ class BoundSVC(ClassifierMixin, BoundSVMBase):
     tune_subsample : int or None (default 5000)
         Large data, criterion='auto': from 2,000 rows (or on more than 2·tune_subsample) the
         bound searches run on a stratified random subsample (``random_state``) of min(n/2, m)
-        rows, m = tune_subsample, and at most a quarter of the rows beyond m/2 (2,500 rows from
-        5,000 to 10,000 rows; one-vs-one, of the two largest classes), and the candidates are
+        rows, m = tune_subsample, and at most an eighth of the rows beyond m/2 (2,500 rows from
+        5,000 to 20,000 rows; one-vs-one, of the two largest classes), and the candidates are
         compared by their hold-out error on up to 4 times that many other rows instead of the
         k-fold CV; the final SVM is trained on every row. m is smaller where the span bound's
         working memory on m rows (about 2.4·8·m² bytes) would not fit in half of

@@ -31,9 +31,9 @@ def test_every_row_is_used_up_to_twice_the_subsample(n, m):
 
 
 @pytest.mark.parametrize("n, rows", [(2000, 1000), (4001, 2000), (5000, 2500), (9000, 2500),
-                                     (10000, 2500), (16000, 4000), (30000, 5000)])
+                                     (20000, 2500), (32000, 4000), (48000, 5000)])
 def test_from_half_split_rows_the_searches_use_a_subsample_and_others_validate(n, rows):
-    """From ``half_split_rows`` rows (issue 32) the searches use min(n/2, m, max(m/2, n/4))
+    """From ``half_split_rows`` rows (issue 32) the searches use min(n/2, m, max(m/2, n/8))
     stratified rows of a binary problem (m = 5,000) and up to 4 times as many others validate;
     below, every row."""
     y = (np.arange(n) % 3 == 0).astype(int)
@@ -46,11 +46,11 @@ def test_from_half_split_rows_the_searches_use_a_subsample_and_others_validate(n
     assert tuning_rows(y, None, 0) is None
 
 
-@pytest.mark.parametrize("n, n_b, rows", [(10000, None, 2500), (10000, 10000, 2500),
+@pytest.mark.parametrize("n, n_b, rows", [(10000, None, 2500), (30000, 30000, 3750),
                                           (10000, 4000, 5000), (15000, 1200, 5000),
                                           (12000, 8000, 3750), (4435, 2000, 2217)])
-def test_the_quarter_caps_the_largest_binary_problem_searched(n, n_b, rows):
-    """Beyond m/2 rows the searches hold at most a quarter of the rows of the largest binary
+def test_the_share_caps_the_largest_binary_problem_searched(n, n_b, rows):
+    """Beyond m/2 rows the searches hold at most an eighth of the rows of the largest binary
     problem they solve (issue 32: its cost): n for a binary one; one-vs-one, the two largest
     classes — 26 classes of 15,000 rows (letter) keep min(n/2, m), as does the search without
     the share (``search_share=None``, BoundSVR's)."""
@@ -65,7 +65,7 @@ def test_the_quarter_caps_the_largest_binary_problem_searched(n, n_b, rows):
 def test_a_one_vs_one_fit_subsamples_by_its_largest_pair():
     """The estimator's multi-class fit passes its largest pair to the rule: 6,000 rows of 12
     balanced classes (pairs of 1,000 rows) search on one half, 3,000 rows; 6,000 rows of 2
-    classes on 2,500 (a quarter beyond m/2)."""
+    classes on 2,500 (m/2)."""
     from svmbound.strategy.tune import _rows
 
     rng = np.random.RandomState(0)
@@ -131,7 +131,9 @@ def test_large_data_searches_a_subsample_and_trains_on_every_row(data):
     box = dict(start=[0.0, 1.0], bounds=[(-5.0, 5.0), (-4.0, 6.0)], random_state=0)
     est = BoundSVC(tune_subsample=100, n_jobs=2, **box).fit(X, y)
     sub = est.search_.subsample
-    assert sub == {"search": 100, "validation": VALIDATION_FACTOR * 100, "of": 600}
+    rows = search_rows(600, 100, DEFAULT_CONFIG.search_share)   # an eighth of 600 beyond 50
+    assert rows == 75
+    assert sub == {"search": rows, "validation": VALIDATION_FACTOR * rows, "of": 600}
     assert "hold-out error" in est.search_.message
     y_pm = np.where(y == est.classes_[1], 1.0, -1.0)
     S, V = tuning_rows(y_pm, 100, 0)
@@ -185,7 +187,7 @@ def test_cli_tune_subsample(tmp_path, data):
     run = [sys.executable, "-m", "svmbound.cli", "tune", str(path), "--json", "--quiet"]
     out = subprocess.run(run + ["--tune-subsample", "100"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout)["subsample"] == {"search": 100, "validation": 400, "of": 600}
+    assert json.loads(out.stdout)["subsample"] == {"search": 75, "validation": 300, "of": 600}
     bad = subprocess.run(run + ["--tune-subsample", "5"], capture_output=True, text=True)
     assert bad.returncode == 2 and "at least 10 rows" in bad.stderr
 
@@ -258,7 +260,7 @@ def test_a_rare_class_keeps_every_row_up_to_twice_the_subsample():
     y[:k] = 1
     S, V = tuning_rows(y, 5000, 0)
     assert y[V].sum() >= k // 2 - 1 and y[S].sum() + y[V].sum() == k
-    y = np.zeros(24000, int)
+    y = np.zeros(48000, int)
     y[:2] = 1
     assert abs(tuning_rows(y, 5000, 0)[0].size - 5000) <= 2
     X, yy = make_classification(n_samples=2400, n_features=5, random_state=0)

@@ -16,7 +16,7 @@
    minimum is validated on the same folds and taken only when it beats the pick by a margin.
    The chosen model is trained on every row at LIBSVM's 1e-3.
 5. **Large data** (:mod:`.rows`): from ``half_split_rows`` (2,000) rows, steps 2–4 run on a
-   stratified subsample (half the rows, beyond ``tune_subsample``/2 a quarter of them, at most
+   stratified subsample (half the rows, beyond ``tune_subsample``/2 an eighth of them, at most
    ``tune_subsample``) and a hold-out error on other rows picks.
 
 Every setting is a field of :class:`StrategyConfig` (:mod:`.config`); why each default has

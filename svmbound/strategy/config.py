@@ -52,7 +52,7 @@ class StrategyConfig:
     half_split_rows: int = 2000
     #: beyond m/2 search rows, the most rows of the largest binary problem searched, as a share
     #: of its rows (``rows.search_rows``); None: min(n/2, m) alone
-    search_share: float | None = 0.25
+    search_share: float | None = 0.125
     #: up to 2·``tune_subsample`` rows, the subsample only when every class has this many rows
     half_split_min_class: int = 20
     #: working memory of one span evaluation with gradient, in m × m doubles (m support vectors)

@@ -5,11 +5,11 @@ From ``half_split_rows`` rows (or on more than 2·m) the bound searches run on a
 subsample S and the candidates are validated on up to ``validation_factor``·|S| other rows V (a
 hold-out error); only the final model sees every row. With b = ``tune_subsample`` and m = min(b,
 :func:`span_memory_rows`), the most rows on which one span-bound evaluation fits in half of the
-cache budget, S has :func:`search_rows` = min(n/2, m, max(b/2, n_b/4)·n/n_b) rows, n_b the rows
+cache budget, S has :func:`search_rows` = min(n/2, m, max(b/2, n_b/8)·n/n_b) rows, n_b the rows
 of the largest binary problem the searches solve (n; one-vs-one, the two largest classes): for a
-binary problem and a cache that holds b rows, one half of the data up to b rows, b/2 up to 2b
-rows, a quarter up to 4b rows, b beyond (issue 32: with every row searched the searches cost
-25–50 SVC fits from 2,000 to 10,000 rows, with one half 8–12 at 10,000). The quarter caps what
+binary problem and a cache that holds b rows, one half of the data up to b rows, b/2 up to 4b
+rows, an eighth up to 8b rows, b beyond (issue 32: with every row searched the searches cost
+25–50 SVC fits from 2,000 to 10,000 rows, with one half 8–12 at 10,000). The eighth caps what
 the searches cost, not what they hold (a search's cost grows as its binary problem's rows, the
 span bound's as their cube): a one-vs-one search on many classes, whose pairs are small, keeps
 min(n/2, m); the choice and its measurements: docs/decisions.md, "half_split_rows".
