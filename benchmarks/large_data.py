@@ -1,19 +1,20 @@
 """The default strategy on large data (issue 14 item 6, strategy step 5): ijcnn1 and a9a whole.
 
 For each case: ``BoundSVC(loss=...)`` with the defaults (``tune_subsample=5000``: the bound
-searches on a stratified 5,000-row subsample, the candidates picked by their hold-out error on
-20,000 other rows, the final SVM on every row), timed end to end, with its test error, SVM
-trainings and chosen (C, γ); then one ``SVC.fit`` on every row at the chosen (C, γ) (tol 1e-3,
-cache 2000 MB; the median of repeats up to 2 s), so that the tuning's cost reads as "fits at θ*". Peers that a user with this
-much data runs, on the same 5,000-row subsample (``strategy.tuning_rows``) and refit on every
-row: ``random-sub`` = RandomizedSearchCV(SVC(), 30 log-uniform draws over grid.py's box,
-5-fold), ``grid-sub`` = GridSearchCV(SVC(), grid.py's grid, 5-fold). GridSearchCV on every row
-is not run: 550 fits of ~15 s on ijcnn1 ≈ 1.2 h on 2 cores (docs/lab-notebook.md, issue 5d).
-``--rows N …``: the cost curve (issue 32 item 1): each case on a stratified sample of N of its
-training rows (seed 0; the test file as it is), every method on the same sample; up to
-2 × 5,000 rows the peers search on the whole sample. ``dense200``: a generated dense set
-(``make_classification``, 200 features of which 20 informative and 20 redundant, 2 % flipped
-labels, seed 0; 50,000 training and 20,000 test rows).
+searches on a stratified subsample of 2,500–5,000 rows (``strategy.search_rows``), the
+candidates picked by their hold-out error on up to 20,000 other rows, the final SVM on every
+row), timed end to end, with its test error, SVM trainings and chosen (C, γ); then one
+``SVC.fit`` on every row at the chosen (C, γ) (tol 1e-3, cache 2000 MB; the median of repeats up
+to 2 s), so that the tuning's cost reads as "fits at θ*". Peers that a user with this much data
+runs, on a stratified 5,000-row subsample (``strategy.tuning_rows``) and refit on every row:
+``random-sub`` = RandomizedSearchCV(SVC(), 30 log-uniform draws over grid.py's box, 5-fold),
+``grid-sub`` = GridSearchCV(SVC(), grid.py's grid, 5-fold). GridSearchCV on every row is not
+run: 550 fits of ~15 s on ijcnn1 ≈ 1.2 h on 2 cores (docs/lab-notebook.md, issue 5d).
+``--rows N …``: the cost curve (issue 32 item 1): each case on a stratified sample of N of its training
+rows (seed 0; the test file as it is), every method on the same sample; up to 2 × 5,000 rows the
+peers search on the whole sample. ``dense200``: a generated dense set (``make_classification``,
+200 features of which 20 informative and 20 redundant, 2 % flipped labels, seed 0; 50,000
+training and 20,000 test rows).
 
     python benchmarks/large_data.py [--data DIR] [--cases ijcnn1 a9a] [--jobs 2]
         [--methods l2 l1 random-sub grid-sub] [--rows 2000 5000 …] [--cache-size MB]
@@ -69,10 +70,15 @@ def run_peer(method, X, y, jobs):
     from sklearn.model_selection import GridSearchCV, RandomizedSearchCV, StratifiedKFold
     from sklearn.svm import SVC
 
-    from svmbound.strategy import tuning_rows
+    from dataclasses import replace
 
-    # what such a user runs: every row up to 10,000, else the 5,000 rows our searches use there
-    S = np.arange(y.size) if y.size <= 10000 else tuning_rows(y, 5000, 0)[0]
+    from svmbound.strategy import DEFAULT_CONFIG, tuning_rows
+
+    # what such a user runs: every row up to 10,000, else a stratified 5,000-row sample (our
+    # searches' draw with one half up to 2 × 5,000 rows, search_share=None: the peers' rows do
+    # not follow the share of our searches)
+    half = replace(DEFAULT_CONFIG, search_share=None)
+    S = np.arange(y.size) if y.size <= 10000 else tuning_rows(y, 5000, 0, half)[0]
     cv = StratifiedKFold(5, shuffle=True, random_state=0)
     t = time.perf_counter()
     if method == "grid-sub":
