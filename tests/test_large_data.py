@@ -57,7 +57,7 @@ def test_the_share_caps_the_largest_binary_problem_searched(n, n_b, rows):
     share = DEFAULT_CONFIG.search_share
     assert search_rows(n, 5000, share, n_b) == rows
     assert search_rows(n, 5000, None, n_b) == min(n // 2, 5000)
-    # the largest pair of the subsample has at most max(m/2, n_b/4) rows (within rounding)
+    # the largest pair of the subsample has at most max(m/2, share·n_b) rows (within rounding)
     b = n if n_b is None else n_b
     assert rows * b / n <= max(2500, share * b) + 1
 

@@ -257,8 +257,9 @@ def _rows(problem, subsample, cache_size, random_state, n_folds, config, strata=
     # the span search's memory within the cache budget
     memory = None if subsample is None else span_memory_rows(cache_size, config)
     largest = None                      # one-vs-one: the two largest classes' rows
-    if strata is None and np.unique(y).size > 2:
-        largest = int(np.sort(np.unique(y, return_counts=True)[1])[-2:].sum())
+    if strata is None:
+        counts = np.unique(y, return_counts=True)[1]
+        largest = int(np.sort(counts)[-2:].sum()) if counts.size > 2 else None
     split = tuning_rows(y if strata is None else strata, subsample, random_state, config,
                         largest, memory)
     if split is None:
