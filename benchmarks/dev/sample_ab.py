@@ -18,7 +18,6 @@ pick from the draw.
 from __future__ import annotations
 
 import argparse
-import ast
 import dataclasses
 import sys
 import time
@@ -28,16 +27,23 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/
+sys.path.insert(0, str(Path(__file__).resolve().parent))      # benchmarks/dev/
 
 from _report import data_root  # noqa: E402
+from default_variants import parse_settings, setting_target  # noqa: E402
 from large_data import CASES, load  # noqa: E402
 
 
-def parse_set(items) -> dict:
+def config_fields(items) -> dict:
+    """{field: value} of ``--set`` NAME=VALUE items, each NAME a field of ``StrategyConfig``
+    (``default_variants.parse_settings``): variant B is a config of its own, so a dotted
+    module setting, which would change A as well, is refused."""
     out = {}
-    for item in items:
-        name, _, value = item.partition("=")
-        out[name] = ast.literal_eval(value)
+    for name, value in parse_settings(items).items():
+        module, field = setting_target(name)
+        if module is not None:
+            raise SystemExit(f"{name}: sample_ab.py varies StrategyConfig fields only")
+        out[field] = value
     return out
 
 
@@ -64,7 +70,7 @@ def main(argv=None):
 
     warnings.simplefilter("ignore")
     variants = {"A": DEFAULT_CONFIG, "B": dataclasses.replace(DEFAULT_CONFIG,
-                                                              **parse_set(args.set))}
+                                                              **config_fields(args.set))}
     BoundSVC().fit(*make_classification(60, 4, random_state=0))     # numba compiles
     print(f"B: {args.set}", flush=True)
     summary = []

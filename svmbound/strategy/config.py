@@ -50,8 +50,8 @@ class StrategyConfig:
     validation_factor: int = 4
     #: from this many rows the searches use a subsample (``rows.search_rows``), others validate
     half_split_rows: int = 2000
-    #: beyond m/2 search rows, the most rows of the largest binary problem searched, as a share
-    #: of its rows (``rows.search_rows``); None: min(n/2, m) alone
+    #: beyond ``tune_subsample``/2 search rows, the most rows of the largest binary problem
+    #: searched, as a share of its rows (``rows.search_rows``); None: min(n/2, m) alone
     search_share: float | None = 0.125
     #: up to 2·``tune_subsample`` rows, the subsample only when every class has this many rows
     half_split_min_class: int = 20

@@ -71,7 +71,7 @@ def tuning_rows(y, subsample: int | None, random_state=None,
                 config: StrategyConfig = DEFAULT_CONFIG, largest_problem: int | None = None,
                 memory_rows: int | None = None):
     """(S, V): the rows the bound searches use and the rows that validate the candidates, or
-    None when every row is used (``subsample`` None, or n ≤ 2·subsample and either n <
+    None when every row is used (``subsample`` None, or n ≤ 2·m (below) and either n <
     ``config.half_split_rows`` or a class of ``y`` has fewer than ``config.half_split_min_class``
     rows: its half would be too few to validate on, the k-fold CV uses every one).
 
