@@ -12,7 +12,8 @@ from sklearn.svm import SVC
 from svmbound.criteria import RadiusMarginL2, SpanBound
 from svmbound.kernels import PolynomialKernel, RBFKernel
 from svmbound.kernels.ard import ARDRBFKernel, ScaledPolynomialKernel, check_groups, tile_groups
-from svmbound.search.gradient import minimize_lbfgsb, minimize_projected_gradient
+from svmbound.search.gradient import STOPPED, minimize_lbfgsb, minimize_projected_gradient
+from svmbound.search.minimize import minimize
 from svmbound.selection import (FilterSelector, ScalingSelector, fisher_scores, ks_scores,
                                 pearson_scores)
 from svmbound.solvers import Problem, solve_svm_dual
@@ -331,6 +332,33 @@ def test_search_path_and_count_contract(search):
     for e in res.path:
         assert np.all(np.abs(e["x"]) <= 10.0) and np.isfinite(e["value"])
     assert np.allclose(acc[-1]["x"], res.x) and acc[-1]["value"] == res.fun
+
+
+def test_lbfgsb_stop_rule_ends_at_the_lowest_value_so_far():
+    """``stop(values)`` is asked after each evaluation with every value so far (the start's
+    first); True ends L-BFGS-B there, at the evaluated point of the lowest value, with its own
+    gradient; only lbfgsb takes the option."""
+    fun, grad, _ = _quadratic()
+    seen = []
+
+    def stop(values):
+        seen.append(list(values))
+        return len(values) >= 4
+
+    res = minimize_lbfgsb(fun, grad, np.zeros(3), -10.0, 10.0, max_iter=500, stop=stop)
+    values = [e["value"] for e in res.path]
+    assert res.nfev == res.njev == len(values) == 4
+    assert res.status == STOPPED and res.success and "stopped" in res.message
+    assert seen[-1] == values and [len(v) for v in seen] == [2, 3, 4]
+    best = int(np.argmin(values))
+    assert res.fun == values[best] < values[0] and res.path[best]["accepted"]
+    np.testing.assert_array_equal(res.x, res.path[best]["x"])
+    np.testing.assert_allclose(res.jac, grad(res.x))
+    full = minimize_lbfgsb(fun, grad, np.zeros(3), -10.0, 10.0, max_iter=500)
+    assert [e["value"] for e in full.path[:4]] == values       # the same steps until then
+    with pytest.raises(ValueError, match="'stop' is for method 'lbfgsb' only"):
+        minimize(fun, np.zeros(3), (-10.0, 10.0), jac=grad, method="bfgs",
+                 options={"stop": stop})
 
 
 def test_lbfgsb_on_criterion_decreases(data):

@@ -15,7 +15,7 @@ from svmbound import BoundSVC
 from svmbound.kernels import ARDRBFKernel, RBFKernel
 from svmbound.search.result import SearchResult
 from svmbound.strategy import DEFAULT_CONFIG
-from svmbound.strategy.ard import ard_accepted, ard_reason, candidate_kernel
+from svmbound.strategy.ard import ard_accepted, ard_reason, ard_stop, candidate_kernel
 from svmbound.strategy.candidates import next_usable_candidate
 
 INFORMATIVE = 3
@@ -259,7 +259,7 @@ def test_a_small_fall_of_the_bound_is_not_validated(few_relevant):
     reaches, its minimum is not validated, not listed, and the reason says so."""
     Xtr, ytr, _, _, ard, iso = few_relevant
     assert ard.search_.ard["validated"] and ard.search_.ard["gain"] >= DEFAULT_CONFIG.ard_min_gain
-    never = dataclasses.replace(DEFAULT_CONFIG, ard_min_gain=1.01)
+    never = dataclasses.replace(DEFAULT_CONFIG, ard_min_gain=1.01, ard_stop_factor=None)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est = BoundSVC(random_state=0, strategy_config=never).fit(Xtr, ytr)
@@ -269,3 +269,39 @@ def test_a_small_fall_of_the_bound_is_not_validated(few_relevant):
     assert [c["source"] for c in est.search_.candidates] == \
         [c["source"] for c in iso.search_.candidates]
     np.testing.assert_array_equal(est.best_theta_, iso.best_theta_)
+
+
+def test_the_stop_rule_of_the_per_feature_search():
+    """It stops after k >= 2 evaluations beyond the start when the fall so far plus the largest
+    fall of one evaluation for each of the m + 1 - k left (m = ard_max_fev) is below
+    ard_min_gain; the fall is that of the lowest value so far (a rejected trial is none)."""
+    stop = ard_stop(DEFAULT_CONFIG)
+    c, m, g = (DEFAULT_CONFIG.ard_stop_factor, DEFAULT_CONFIG.ard_max_fev,
+               DEFAULT_CONFIG.ard_min_gain)
+    assert not stop([10.0, 9.99])                         # one evaluation beyond the start
+    assert stop([10.0, 9.99, 9.98])                       # 0.002 + 0.001·(m − 1) < g
+    assert stop([10.0, 12.0, 9.98])                       # the trial above the start: no fall
+    step = 10.0 * g / (c * (m - 1)) * 1.01                # just enough pace to reach g
+    assert not stop([10.0, 10.0 - step, 10.0 - step])
+    assert not stop([0.0, 0.0, 0.0])                      # no fall can be measured
+    assert ard_stop(dataclasses.replace(DEFAULT_CONFIG, ard_stop_factor=None)) is None
+
+
+def test_a_stopped_per_feature_search_changes_nothing_but_its_length():
+    """On two features of two moons the span bound barely falls per feature: the search stops
+    early, says so, and the fit is the one that runs the search to its budget."""
+    from sklearn.datasets import make_moons
+
+    X, y = make_moons(200, noise=0.3, random_state=0)
+    full = dataclasses.replace(DEFAULT_CONFIG, ard_stop_factor=None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = BoundSVC(random_state=0).fit(X, y)
+        ref = BoundSVC(random_state=0, strategy_config=full).fit(X, y)
+    info, ref_info = est.search_.ard, ref.search_.ard
+    assert info["stopped"] and not ref_info["stopped"] and info["nfev"] < ref_info["nfev"]
+    assert "stopped after" in info["reason"] and not info["validated"]
+    assert info["gain"] <= ref_info["gain"] < DEFAULT_CONFIG.ard_min_gain
+    assert est.search_.candidates == ref.search_.candidates
+    np.testing.assert_array_equal(est.best_theta_, ref.best_theta_)
+    np.testing.assert_array_equal(est.decision_function(X), ref.decision_function(X))

@@ -32,7 +32,8 @@ Status codes (``status`` / ``message`` / ``success``) of the projected gradient 
 ====  ====================================================================  =======
 
 For L-BFGS-B the status is SciPy's (0 converged, 1 too many evaluations or iterations,
-2 abnormal termination in the line search, …) and the message is SciPy's.
+2 abnormal termination in the line search, …) and the message is SciPy's, or 3
+(:data:`STOPPED`) when the caller's ``stop`` rule ended it.
 """
 
 from __future__ import annotations
@@ -71,6 +72,14 @@ class _SingleThreadBlas:
         if self._limiter is not None:
             self._limiter.restore_original_limits()
             self._limiter = None
+
+
+#: ``status`` of an L-BFGS-B search that its ``stop`` rule ended (SciPy's own codes are 0–2).
+STOPPED = 3
+
+
+class _Stopped(Exception):
+    """Raised out of SciPy's L-BFGS-B when the caller's ``stop`` rule ends the search."""
 
 
 def _check_int(value, name: str, minimum: int = 0) -> int:
@@ -121,7 +130,7 @@ def minimize_lbfgsb(fun: Callable[[np.ndarray], float],
                     maxcor: int = 10, record_path: bool = True,
                     single_thread_blas: bool = True,
                     callback: Callable[[np.ndarray, float], None] | None = None,
-                    ) -> SearchResult:
+                    stop: Callable[[list], bool] | None = None) -> SearchResult:
     """Minimise ``fun`` over the box [lower, upper] with SciPy's L-BFGS-B.
 
     Parameters
@@ -152,6 +161,11 @@ def minimize_lbfgsb(fun: Callable[[np.ndarray], float],
         caller's setting).
     callback : callable, optional
         ``callback(xk, fk)`` after each iteration.
+    stop : callable, optional
+        ``stop(values) -> bool`` after each evaluation, ``values`` the values of f so far (the
+        start's first): True ends the search there, at the evaluated point of the lowest value
+        (an iterate or a line-search trial, each with its gradient), with ``status`` 3
+        (:data:`STOPPED`) and ``success`` True.
 
     Returns
     -------
@@ -165,7 +179,8 @@ def minimize_lbfgsb(fun: Callable[[np.ndarray], float],
     ftol = _check_positive(ftol, "ftol", allow_zero=True)
     maxcor = _check_int(maxcor, "maxcor", 1)
     rec = _Recorder(fun, grad, x.size, record_path)
-    best = {}
+    best: dict = {}                  # the evaluation of the lowest value: (index, x, f, g)
+    iters = [0]
 
     def fg(z):
         z = np.asarray(z, dtype=np.float64)
@@ -173,7 +188,8 @@ def minimize_lbfgsb(fun: Callable[[np.ndarray], float],
         z = project(z, lower, upper)
         f = rec.eval_fun(z)
         g = rec.eval_grad(z, accept=False)
-        best["last"] = (z.copy(), f, g)
+        if "min" not in best or f < best["min"][2]:
+            best["min"] = (len(rec.path) - 1, z.copy(), f, g)
         return f, g
 
     f0, g0 = fg(x)
@@ -194,11 +210,15 @@ def minimize_lbfgsb(fun: Callable[[np.ndarray], float],
         start["used"] = True
         blas.restore()
         try:
-            return fg(z)
+            out = fg(z)
+            if stop is not None and stop([e["value"] for e in rec.path]):
+                raise _Stopped
+            return out
         finally:
             blas.single()
 
     def on_iter(intermediate_result):
+        iters[0] += 1
         xk = np.asarray(intermediate_result.x, dtype=np.float64)
         # the iterate is the most recent evaluation at xk (normally the last one)
         for i in range(len(rec.xs) - 1, -1, -1):
@@ -221,6 +241,13 @@ def minimize_lbfgsb(fun: Callable[[np.ndarray], float],
                        bounds=list(zip(lower, upper)), callback=on_iter_user_blas,
                        options={"maxiter": max_iter, "maxfun": max_fun, "gtol": gtol,
                                 "ftol": ftol, "maxcor": maxcor})
+    except _Stopped:
+        i, x_best, f_best, g_best = best["min"]
+        rec.path[i]["accepted"] = True
+        return SearchResult(x=x_best, fun=float(f_best), jac=g_best, nfev=rec.nfev,
+                            njev=rec.njev, nit=iters[0], success=True, status=STOPPED,
+                            message=f"stopped by the caller's rule after {rec.nfev} "
+                                    "evaluations", path=rec.path)
     finally:
         blas.restore()
     x_final = project(np.asarray(res.x, dtype=np.float64), lower, upper)

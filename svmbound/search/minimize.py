@@ -11,7 +11,9 @@
 (‖P∇f‖ ≤ gtol·|f(x0)|: a criterion's scale differs by data set); ``max_iter``; ``max_fev`` —
 a budget of evaluations of f (bfgs, lbfgsb; None: none); ``backtrack`` ('halve' as Chung, or
 'quadratic') and ``max_step`` (bfgs); ``f0`` — f(x0) when the caller knows it (lbfgsb and
-projected-gradient evaluate f(x0) for the relative gtol otherwise; gtol 0 needs none).
+projected-gradient evaluate f(x0) for the relative gtol otherwise; gtol 0 needs none);
+``stop`` — lbfgsb only: ``stop(values) -> bool`` after each evaluation ends the search at its
+lowest value (:func:`.gradient.minimize_lbfgsb`).
 
 The searches without gradients take the same call:
 
@@ -39,7 +41,7 @@ __all__ = ["minimize", "GRADIENT_METHODS", "METHODS"]
 GRADIENT_METHODS = ("bfgs", "lbfgsb", "projected-gradient")
 METHODS = GRADIENT_METHODS + ("grid", "annealing")
 _DEFAULTS = {"gtol": 1e-4, "max_iter": 100, "max_fev": None, "backtrack": "halve",
-             "max_step": 2.0, "f0": None}
+             "max_step": 2.0, "f0": None, "stop": None}
 _OPTIONS = {"grid": {"axes": None},
             "annealing": {"space": None, "max_epochs": 200, "random_state": None}}
 
@@ -66,6 +68,8 @@ def minimize(fun, x0, bounds, *, jac=None, method: str = "bfgs", options: dict |
         raise ValueError(f"method {method!r} needs the gradient jac")
     lower, upper = bounds
     max_iter = int(opts["max_iter"])
+    if opts["stop"] is not None and method != "lbfgsb":
+        raise ValueError(f"option 'stop' is for method 'lbfgsb' only, not {method!r}")
     if method == "bfgs":
         return minimize_projected_bfgs(fun, jac, x0, lower, upper, max_iter=max_iter,
                                        gtol_rel=opts["gtol"], max_fev=opts["max_fev"],
@@ -77,6 +81,6 @@ def minimize(fun, x0, bounds, *, jac=None, method: str = "bfgs", options: dict |
     gtol_abs = opts["gtol"] * max(abs(f0 or 0.0), np.finfo(float).tiny)
     if method == "lbfgsb":
         return minimize_lbfgsb(fun, jac, x0, lower, upper, max_iter=max_iter, gtol=gtol_abs,
-                               max_fun=opts["max_fev"], callback=callback)
+                               max_fun=opts["max_fev"], callback=callback, stop=opts["stop"])
     return minimize_projected_gradient(fun, jac, x0, lower, upper, max_iter=max_iter,
                                        gtol=gtol_abs, callback=callback)

@@ -19,7 +19,13 @@ the span bound costs O(n_sv³) an evaluation.
 Its minimum becomes a candidate only when the bound fell by ``config.ard_min_gain`` (40 %) of
 its isotropic minimum in the search: where it fell less, per-feature widths did not pay on any
 case measured (``docs/decisions.md``; on ijcnn1 a smaller fall was validated on 20,000 honest
-hold-out rows and lost 1.8 points on the test file), and the candidate's CV is not made.
+hold-out rows and lost 1.8 points on the test file), and the candidate's CV is not made. So the
+search stops (:func:`ard_stop`) once even the largest fall one of its evaluations has made,
+repeated at every evaluation left, could not bring it to that 40 %: after k ≥ 2 evaluations
+beyond the start, with fall g_k = 1 − min_{j≤k} f_j/f_0 and largest step Δ = max_j (g_j − g_{j−1}),
+it stops when g_k + c·Δ·(m + 1 − k) < ``ard_min_gain`` (m = ``ard_max_fev``, c =
+``config.ard_stop_factor``). Such a search's minimum would not have been validated: the pick is
+the same, a few evaluations sooner.
 
 The ARD parameters are tuned on every training row, so the CV error of the ARD candidate is
 biased low (its folds' held-out rows helped choose the σ_k); with d of hundreds it can be far
@@ -43,8 +49,8 @@ from ..kernels.ard import takes_rows
 from .config import StrategyConfig
 from .rows import stratified_pick
 
-__all__ = ["ard_reason", "ard_start", "ard_rows", "ard_accepted", "candidate_kernel",
-           "ARD_SOURCE"]
+__all__ = ["ard_reason", "ard_start", "ard_rows", "ard_stop", "ard_accepted",
+           "candidate_kernel", "ARD_SOURCE"]
 
 #: the ``source`` of the ARD candidate in ``search_.candidates`` (the bound's name follows)
 ARD_SOURCE = "per-feature"
@@ -89,6 +95,26 @@ def ard_rows(y, config: StrategyConfig, random_state=None) -> np.ndarray | None:
         return None
     rng = check_random_state(0 if random_state is None else random_state)
     return stratified_pick(rng, y, np.arange(y.size), config.ard_rows)
+
+
+def ard_stop(config: StrategyConfig):
+    """The per-feature search's stop rule (module docstring) as ``stop(values) -> bool``
+    for ``search.minimize``'s lbfgsb (``values``: the bound's values so far, the start's
+    first), or None when ``config.ard_stop_factor`` is None."""
+    c = config.ard_stop_factor
+    if c is None:
+        return None
+    min_gain, budget = config.ard_min_gain, config.ard_max_fev + 1
+
+    def stop(values) -> bool:
+        k = len(values) - 1                  # evaluations beyond the start
+        if k < 2 or not values[0] > 0:
+            return False
+        fall = 1.0 - np.minimum.accumulate(np.asarray(values, float)) / values[0]
+        step = float(np.max(np.diff(fall)))
+        return bool(fall[-1] + c * step * max(budget - k, 0) < min_gain)
+
+    return stop
 
 
 def ard_accepted(ard: dict, best: dict, n_rows: int, z: float) -> bool:

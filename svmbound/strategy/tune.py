@@ -23,13 +23,14 @@ import numpy as np
 from .._parallel import parallel_map, parallel_map_then
 from ..criteria import criterion_class, make_criterion
 from ..criteria.base import solve_once_at
+from ..search.gradient import STOPPED
 from ..search.minimize import minimize
 from ..search.result import SearchResult
 from ..solvers.svm import DualSolution
 from .candidates import (candidate_points, cv_key, distinct_points, loss_steps, n_folds_for,
                          trivial_errors)
 from .config import DEFAULT_CONFIG, StrategyConfig
-from .ard import ARD_SOURCE, ard_accepted, ard_reason, ard_rows, ard_start
+from .ard import ARD_SOURCE, ard_accepted, ard_reason, ard_rows, ard_start, ard_stop
 from .rows import span_memory_rows, tuning_rows
 
 __all__ = ["tune_auto", "evaluation_budget"]
@@ -104,13 +105,13 @@ def tune_auto(problem, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         solve_once_at([bounds[name] for name in names], x0)
 
     def search(name, kern=kernel, start=x0, box=(lower, upper), how=method, fev=None,
-               tag=None, f0=None, rows=None):
+               tag=None, f0=None, rows=None, stop=None):
         crit = (bounds.pop(name) if kern is kernel and rows is None and name in bounds
                 else bound(name, kern, rows))
         if wrap is not None:
             crit = wrap(crit, tag or name)
         res = minimize(crit.fun, start, box, jac=crit.grad, method=how,
-                       options={"gtol": gtol, "max_iter": max_iter, "f0": f0,
+                       options={"gtol": gtol, "max_iter": max_iter, "f0": f0, "stop": stop,
                                 "max_fev": _budget(max_fev, name) if fev is None else fev,
                                 "backtrack": config.stage_backtrack,
                                 "max_step": config.stage_max_step}, callback=callback)
@@ -207,7 +208,8 @@ def _per_feature_search(search, minimum, ys, d, lower, upper, config, random_sta
     # minimum: the same kernel, the same bound value there
     rows = ard_rows(ys, config, random_state)
     out = search(bound, ard_kernel, a0, (a_lo, a_hi), "lbfgsb", config.ard_max_fev,
-                 f"{ARD_SOURCE} {bound}", rows=rows, f0=minimum.fun if rows is None else None)
+                 f"{ARD_SOURCE} {bound}", rows=rows, f0=minimum.fun if rows is None else None,
+                 stop=ard_stop(config))
     return out, ard_kernel, int(ys.size if rows is None else rows.size)
 
 
@@ -230,11 +232,14 @@ def _per_feature(out, reason, validation, stages, records, path, solutions, conf
         solutions[f"{tag} minimum"] = sol
     start_value = res.path[0]["value"]          # the bound at the start, on the same rows
     gain = 1.0 - float(res.fun) / start_value if start_value > 0 else 0.0
+    stopped = res.status == STOPPED
     ard.update(bound=bound, nfev=int(res.nfev), rows=n_rows, gain=gain,
-               validated=gain >= config.ard_min_gain)
+               validated=gain >= config.ard_min_gain, stopped=stopped)
     if not ard["validated"]:
         ard["reason"] = (f"the {bound} bound fell by {gain:.0%} of its isotropic minimum, less "
-                         f"than ard_min_gain = {config.ard_min_gain:.0%}: not validated")
+                         f"than ard_min_gain = {config.ard_min_gain:.0%}: not validated"
+                         + (f" (stopped after {res.nfev} evaluations: it could not reach it "
+                            "at its best pace so far)" if stopped else ""))
         return ard, None, None, n
     cv_ard = validation(ard_kernel)
     if held_out and hasattr(cv_ard, "held_out_values"):
