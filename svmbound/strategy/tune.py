@@ -386,8 +386,8 @@ def evaluation_budget(config: StrategyConfig, loss: str, per_feature: bool = Fal
                       ) -> int | None:
     """The evaluations a default tuning makes, about: each bound search's budget
     (:func:`_budget`) and one per candidate (each minimum and its steps), and with
-    ``per_feature`` (:func:`.ard.ard_reason` lets that search run) its budget and its
-    candidate; None when a search has no budget."""
+    ``per_feature`` (:func:`.ard.ard_reason` lets that search run) its budget (it may stop
+    sooner: :func:`.ard.ard_stop`) and its candidate; None when a search has no budget."""
     bounds = config.bounds_by_loss[loss]
     budgets = [_budget(config.stage_max_fev, name) for name in bounds]
     if any(b is None for b in budgets):
