@@ -24,8 +24,10 @@ search stops (:func:`ard_stop`) once even the largest fall one of its evaluation
 repeated at every evaluation left, could not bring it to that 40 %: after k ≥ 2 evaluations
 beyond the start, with fall g_k = 1 − min_{j≤k} f_j/f_0 and largest step Δ = max_j (g_j − g_{j−1}),
 it stops when g_k + c·Δ·(m + 1 − k) < ``ard_min_gain`` (m = ``ard_max_fev``, c =
-``config.ard_stop_factor``). Such a search's minimum would not have been validated: the pick is
-the same, a few evaluations sooner.
+``config.ard_stop_factor``). It is an extrapolation, not a bound: on every case measured the
+searches it stopped would have ended below 40 % (the same picks, a few evaluations sooner;
+``docs/decisions.md``), but a search whose later steps fall faster than its earlier ones could be
+cut short; a larger c leaves it more room.
 
 The ARD parameters are tuned on every training row, so the CV error of the ARD candidate is
 biased low (its folds' held-out rows helped choose the σ_k); with d of hundreds it can be far
