@@ -331,7 +331,9 @@ def test_write_atomic_keeps_links_modes_and_devices(tmp_path):
 
 # -- item 12: SIGTERM is Ctrl-C -----------------------------------------------------------------
 def _signal_after(monkeypatch, k, signum):
-    """Send ``signum`` to this process from the progress hook after the k-th evaluation."""
+    """Raise ``signum`` in this thread from the progress hook after the k-th evaluation (as
+    ``raise_signal``: delivered here and its handler run before the call returns; a signal sent
+    to the process may be taken by another of its threads and reach the main thread later)."""
     import svmbound.progress as progress
 
     calls = [0]
@@ -339,7 +341,7 @@ def _signal_after(monkeypatch, k, signum):
     def hook(self, ev, replayed=False):
         calls[0] += 1
         if calls[0] == k:
-            os.kill(os.getpid(), signum)
+            signal.raise_signal(signum)
 
     monkeypatch.setattr(progress.Progress, "on_evaluation", hook)
 
