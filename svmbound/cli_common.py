@@ -44,6 +44,16 @@ def _tune_subsample(args, task: str = "classification"):
 EXIT_INTERRUPTED = 130
 #: Exit status after SIGTERM (128 + SIGTERM), what batch systems send at a time limit.
 EXIT_TERMINATED = 143
+#: Seconds after which a SIGTERM that arrived inside numba's own Python code is sent again.
+RESEND_S = 0.01
+
+
+def _inside_numba(frame) -> bool:
+    """Whether a signal handler interrupted numba's own Python code — a dispatcher loading a
+    compiled function from its cache on first use (``numba.core.serialize._numba_unpickle``),
+    where an exception raised turns into ``SystemError: CPUDispatcher(...) returned a result
+    with an exception set``."""
+    return frame is not None and f"{os.sep}numba{os.sep}" in frame.f_code.co_filename
 
 
 class _Termination:
@@ -57,7 +67,9 @@ class _Termination:
     SIGINT, and raised when the call returns, under the handler it replaced. When SIGINT was
     ignored at the start (a background job of a script), it stays ignored, but through a
     Python handler that raises a SIGTERM handed over that way (SIG_IGN would drop it).
-    A second SIGTERM while the first is handled is ignored, so that the report is written.
+    A second SIGTERM while the first is handled is ignored, so that the report is written. A
+    SIGTERM that lands inside numba's own Python code (:func:`_inside_numba`) is sent to the main
+    thread again ``RESEND_S`` later, while the command still runs, instead of raising there.
     """
 
     def __init__(self):
@@ -88,6 +100,11 @@ class _Termination:
         self.sigterm = True
         if self._raised or self._pending:
             return
+        if _inside_numba(frame):
+            timer = threading.Timer(RESEND_S, self._resend, (signum,))
+            timer.daemon = True
+            timer.start()
+            return
         handler = signal.getsignal(signal.SIGINT)
         if (callable(handler) and handler is not signal.default_int_handler
                 and handler != self._on_ignored_sigint):
@@ -96,6 +113,11 @@ class _Termination:
             return
         self._raised = True
         raise KeyboardInterrupt
+
+    def _resend(self, signum) -> None:
+        """Send ``signum`` to the main thread again, if the command still runs."""
+        if self._saved:
+            signal.pthread_kill(threading.main_thread().ident, signum)
 
     def _on_ignored_sigint(self, signum, frame):
         if self._pending and not self._raised:     # the SIGTERM, handed over

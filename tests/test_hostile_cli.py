@@ -402,6 +402,27 @@ def test_sigterm_during_a_deferred_solve_is_raised_when_it_returns(sigint):
         signal.signal(signal.SIGINT, before)
 
 
+def test_sigterm_inside_numba_code_is_raised_a_moment_later_outside_it():
+    """A SIGTERM whose handler runs inside numba's own Python code (a dispatcher loading a
+    cached function on its first call: an exception there becomes a SystemError) does not raise
+    there; it is sent again and raised outside, as KeyboardInterrupt with ``sigterm`` set."""
+    import types
+
+    from svmbound.cli import _Termination
+
+    inside = types.SimpleNamespace(f_code=types.SimpleNamespace(
+        co_filename=os.path.join(os.sep, "site-packages", "numba", "core", "serialize.py")))
+    with _Termination() as term:
+        term._on_sigterm(signal.SIGTERM, inside)                 # returns: nothing raised
+        assert term.sigterm and not term._raised
+        with pytest.raises(KeyboardInterrupt):
+            time.sleep(5.0)                                      # the resent one, raised here
+        assert term._raised
+    with _Termination() as term:
+        pass
+    term._resend(signal.SIGTERM)                                 # after the command: not sent
+
+
 @pytest.mark.parametrize("sigint", ["default", "ignored"])
 def test_sigterm_during_a_long_solve_exits_143_with_the_json(tmp_path, sigint):
     """As a batch system's time limit: SIGTERM in the first, seconds-long solve of the command.
