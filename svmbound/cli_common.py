@@ -68,8 +68,9 @@ class _Termination:
     ignored at the start (a background job of a script), it stays ignored, but through a
     Python handler that raises a SIGTERM handed over that way (SIG_IGN would drop it).
     A second SIGTERM while the first is handled is ignored, so that the report is written. A
-    SIGTERM that lands inside numba's own Python code (:func:`_inside_numba`) is sent to the main
-    thread again ``RESEND_S`` later, while the command still runs, instead of raising there.
+    SIGTERM or Ctrl-C that lands inside numba's own Python code (:func:`_inside_numba`) is sent
+    to the main thread again ``RESEND_S`` later, while the command still runs, instead of raising
+    there (Ctrl-C through a handler that is Python's ``default_int_handler`` otherwise).
     """
 
     def __init__(self):
@@ -83,9 +84,12 @@ class _Termination:
             return self
         try:
             self._saved.append((signal.SIGTERM, signal.signal(signal.SIGTERM, self._on_sigterm)))
-            if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+            sigint = signal.getsignal(signal.SIGINT)
+            if sigint == signal.SIG_IGN:
                 self._saved.append((signal.SIGINT,
                                     signal.signal(signal.SIGINT, self._on_ignored_sigint)))
+            elif sigint is signal.default_int_handler:
+                self._saved.append((signal.SIGINT, signal.signal(signal.SIGINT, self._on_sigint)))
         except ValueError:             # not the main interpreter: signals stay as they are
             pass
         return self
@@ -101,18 +105,27 @@ class _Termination:
         if self._raised or self._pending:
             return
         if _inside_numba(frame):
-            timer = threading.Timer(RESEND_S, self._resend, (signum,))
-            timer.daemon = True
-            timer.start()
+            self._resend_later(signum)
             return
         handler = signal.getsignal(signal.SIGINT)
         if (callable(handler) and handler is not signal.default_int_handler
-                and handler != self._on_ignored_sigint):
+                and handler != self._on_ignored_sigint and handler != self._on_sigint):
             self._pending = True       # Ctrl-C is deferred: defer this one the same way
             handler(signal.SIGINT, frame)
             return
         self._raised = True
         raise KeyboardInterrupt
+
+    def _on_sigint(self, signum, frame):
+        if _inside_numba(frame):
+            self._resend_later(signum)
+            return
+        raise KeyboardInterrupt
+
+    def _resend_later(self, signum) -> None:
+        timer = threading.Timer(RESEND_S, self._resend, (signum,))
+        timer.daemon = True
+        timer.start()
 
     def _resend(self, signum) -> None:
         """Send ``signum`` to the main thread again, if the command still runs."""

@@ -403,9 +403,10 @@ def test_sigterm_during_a_deferred_solve_is_raised_when_it_returns(sigint):
 
 
 def test_sigterm_inside_numba_code_is_raised_a_moment_later_outside_it():
-    """A SIGTERM whose handler runs inside numba's own Python code (a dispatcher loading a
-    cached function on its first call: an exception there becomes a SystemError) does not raise
-    there; it is sent again and raised outside, as KeyboardInterrupt with ``sigterm`` set."""
+    """A SIGTERM (or Ctrl-C) whose handler runs inside numba's own Python code (a dispatcher
+    loading a cached function on its first call: an exception there becomes a SystemError) does
+    not raise there; it is sent again and raised outside, as KeyboardInterrupt (``sigterm`` set
+    for a SIGTERM)."""
     import types
 
     from svmbound.cli import _Termination
@@ -418,8 +419,11 @@ def test_sigterm_inside_numba_code_is_raised_a_moment_later_outside_it():
         with pytest.raises(KeyboardInterrupt):
             time.sleep(5.0)                                      # the resent one, raised here
         assert term._raised
-    with _Termination() as term:
-        pass
+    with _Termination() as term:                                 # Ctrl-C: the same
+        term._on_sigint(signal.SIGINT, inside)
+        with pytest.raises(KeyboardInterrupt):
+            time.sleep(5.0)
+        assert not term.sigterm
     term._resend(signal.SIGTERM)                                 # after the command: not sent
 
 
