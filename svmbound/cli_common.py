@@ -44,7 +44,8 @@ def _tune_subsample(args, task: str = "classification"):
 EXIT_INTERRUPTED = 130
 #: Exit status after SIGTERM (128 + SIGTERM), what batch systems send at a time limit.
 EXIT_TERMINATED = 143
-#: Seconds after which a SIGTERM that arrived inside numba's own Python code is sent again.
+#: Seconds after which a SIGTERM or Ctrl-C that arrived inside numba's own Python code is sent
+#: again (:class:`_Termination`).
 RESEND_S = 0.01
 
 
@@ -117,6 +118,7 @@ class _Termination:
         raise KeyboardInterrupt
 
     def _on_sigint(self, signum, frame):
+        """Ctrl-C as Python's ``default_int_handler``, but sent again later from numba's code."""
         if _inside_numba(frame):
             self._resend_later(signum)
             return
