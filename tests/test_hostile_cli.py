@@ -346,8 +346,21 @@ def _signal_after(monkeypatch, k, signum):
     monkeypatch.setattr(progress.Progress, "on_evaluation", hook)
 
 
+@pytest.fixture()
+def default_sigint():
+    """SIGINT's handler is Python's ``default_int_handler`` during the test, as in a terminal.
+    A background job of a shell without job control (``cmd &``, as in some CI runners) starts
+    with SIGINT ignored; the CLI keeps it ignored then, and a test of what Ctrl-C does would
+    fail for that reason alone."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
 def test_sigterm_prints_the_best_point_so_far_and_exits_143(labelled, tmp_path, capsys,
-                                                            monkeypatch):
+                                                            monkeypatch, default_sigint):
     train, _ = labelled
     before = signal.getsignal(signal.SIGTERM)
     _signal_after(monkeypatch, 2, signal.SIGTERM)
@@ -368,7 +381,7 @@ def test_sigterm_prints_the_best_point_so_far_and_exits_143(labelled, tmp_path, 
 
 
 @pytest.mark.parametrize("sigint", ["default", "ignored"])
-def test_sigterm_during_a_deferred_solve_is_raised_when_it_returns(sigint):
+def test_sigterm_during_a_deferred_solve_is_raised_when_it_returns(sigint, default_sigint):
     """``call_here`` defers Ctrl-C while a short numba call runs (an exception inside the numba
     dispatcher becomes a SystemError); a SIGTERM then is deferred the same way — also when
     SIGINT was ignored at the start, and a Ctrl-C stays ignored then."""
@@ -402,7 +415,7 @@ def test_sigterm_during_a_deferred_solve_is_raised_when_it_returns(sigint):
         signal.signal(signal.SIGINT, before)
 
 
-def test_sigterm_inside_numba_code_is_raised_a_moment_later_outside_it():
+def test_sigterm_inside_numba_code_is_raised_a_moment_later_outside_it(default_sigint):
     """A SIGTERM (or Ctrl-C) whose handler runs inside numba's own Python code (a dispatcher
     loading a cached function on its first call: an exception there becomes a SystemError) does
     not raise there; it is sent again and raised outside, as KeyboardInterrupt (``sigterm`` set
