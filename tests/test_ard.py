@@ -361,6 +361,32 @@ def test_lbfgsb_stop_rule_ends_at_the_lowest_value_so_far():
                  options={"stop": stop})
 
 
+def test_lbfgsb_runs_fun_with_the_callers_blas_threads_and_limits_nothing_at_one(monkeypatch):
+    """L-BFGS-B's own algebra runs on one BLAS thread, ``fun`` and ``grad`` on the caller's
+    setting; when BLAS already runs on one thread (inside every fit) no limit is set at all."""
+    from svmbound import _blas
+
+    fun, grad, _ = _quadratic()
+    seen = []
+    watched = lambda x: (seen.append(_blas.blas_threads()), fun(x))[1]   # noqa: E731
+    outer = _blas.blas_threads()
+    if outer is not None and outer > 1:
+        minimize_lbfgsb(watched, grad, np.zeros(3), -10.0, 10.0, max_iter=5)
+        assert set(seen) == {outer}
+    limits = []
+    controller = _blas.controller()
+    if controller:
+        real = controller.limit
+        monkeypatch.setattr(controller, "limit",
+                            lambda **kw: (limits.append(kw), real(**kw))[1])
+    with _blas.limit_blas(1):
+        limits.clear()
+        seen.clear()
+        res = minimize_lbfgsb(watched, grad, np.zeros(3), -10.0, 10.0, max_iter=5)
+    assert res.nfev == len(seen) > 1 and set(seen) <= {1, None}
+    assert limits == []
+
+
 def test_lbfgsb_on_criterion_decreases(data):
     X, y = data
     crit = RadiusMarginL2(Problem(X, y), ARDRBFKernel(np.ones(D)), tol=1e-8)
