@@ -24,6 +24,7 @@ from ._validation import check_X
 from .fit_flow import grid_axes
 from .kernels import ESTIMATOR_KERNELS, RBFKernel
 from .progress import Progress
+from .solvers.interrupt import as_interrupt
 from .solvers.qp import TOL_MAX, TOL_MIN, solve_threads_scope
 from .search.log import RunControl, SearchLog
 from .strategy import DEFAULT_CONFIG, StrategyConfig, ard_reason, evaluation_budget
@@ -181,21 +182,25 @@ class BoundSVMBase(BaseEstimator):
 
     @contextmanager
     def _searching(self, run, bar):
-        """Around a fit's searches (binary and multi-class): on Ctrl-C keep the search so far
-        in ``search_`` and on the exception as ``search_result`` before re-raising; always close
+        """Around a fit's searches (binary and multi-class): on Ctrl-C (also one that numba's
+        dispatcher turned into a SystemError: ``solvers.interrupt.as_interrupt``) keep the
+        search so far in ``search_`` and on the KeyboardInterrupt as ``search_result`` before
+        re-raising it; always close
         the search log, and the progress bar when the searches fail (otherwise it stays open
         for the final training, and the fit closes it)."""
         try:
             yield
-        except KeyboardInterrupt as exc:
-            self.search_ = exc.search_result = run.partial_result()
+        except BaseException as exc:
+            bar.close()
+            interrupt = as_interrupt(exc)
+            if interrupt is None:
+                raise
+            self.search_ = interrupt.search_result = run.partial_result()
             self.search_.phase = "search"
             self._forget_model()
-            bar.close()
-            raise
-        except BaseException:
-            bar.close()
-            raise
+            if interrupt is exc:
+                raise
+            raise interrupt from None    # a SystemError that a Ctrl-C caused (as_interrupt)
         finally:
             run.close()
 

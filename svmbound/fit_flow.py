@@ -48,6 +48,7 @@ from .search.minimize import GRADIENT_METHODS, minimize
 from .search.result import flat_start_parameters
 from .search.space import SearchSpace, criterion_objective
 from .solvers import solve_svm_dual, warm_start_alpha
+from .solvers.interrupt import as_interrupt
 from .strategy import (auto_box_and_start, check_validation_classes, next_usable_candidate,
                        single_sample_classes, tune_auto, validation_problems)
 from .strategy.ard import candidate_kernel
@@ -376,7 +377,10 @@ def fit_bound_svm(est, data: TrainingData, machine, t0: float):
         if notify is not None:
             notify(f"done: {est.n_trainings_} trainings, {est.fit_time_:.2f} s")
         return out
-    except KeyboardInterrupt as exc:
+    except BaseException as exc:
+        interrupt = as_interrupt(exc)
+        if interrupt is None:
+            raise
         # the search had ended: keep it, with the point it chose, and say which phase was cut
         chosen = result.get("x")
         if chosen is not None:
@@ -386,9 +390,11 @@ def fit_bound_svm(est, data: TrainingData, machine, t0: float):
         result.pop("final_warm_start", None)
         result.interrupted, result.phase = True, "final training"
         result.message = f"{result.message}; interrupted in the final training"
-        est.search_ = exc.search_result = result
+        est.search_ = interrupt.search_result = result
         est._forget_model()
-        raise
+        if interrupt is exc:
+            raise
+        raise interrupt from None        # a SystemError that a Ctrl-C caused (as_interrupt)
     finally:
         bar.close()
 

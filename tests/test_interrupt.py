@@ -28,7 +28,7 @@ from svmbound.search.log import LogMismatch
 from svmbound.solvers import solve_svm_dual
 from svmbound.kernels._rows import RBF
 from svmbound.solvers._smo import smo
-from svmbound.solvers.interrupt import SolverInterrupted, StopFlag, stop_scope
+from svmbound.solvers.interrupt import SolverInterrupted, StopFlag, as_interrupt, stop_scope
 from svmbound.strategy import ISOTROPIC_CONFIG
 
 from _stopper import interrupt_after, stopped_solve
@@ -214,6 +214,66 @@ def test_fit_reraises_keyboardinterrupt_and_keeps_the_search_so_far(small, monke
     assert np.isclose(res.params["C"], np.exp(res.x[0]))
     assert not hasattr(est, "dual_coef_")
 
+
+
+def _dispatcher_error(interrupt):
+    """What CPython raises when a numba dispatcher's own Python code (a cached function loaded
+    on its first call) was interrupted: a SystemError caused by the KeyboardInterrupt."""
+    try:
+        raise interrupt
+    except KeyboardInterrupt as exc:
+        raise SystemError("CPUDispatcher(<function potrs_upper>) returned a result with an "
+                          "exception set") from exc
+
+
+def test_as_interrupt_finds_the_ctrl_c_behind_a_dispatcher_system_error():
+    ki = KeyboardInterrupt()
+    assert as_interrupt(ki) is ki
+    with pytest.raises(SystemError) as info:
+        _dispatcher_error(ki)
+    assert as_interrupt(info.value) is ki
+    assert as_interrupt(SystemError("returned a result with an exception set")) is None
+    try:
+        raise ValueError("x") from ki
+    except ValueError as exc:
+        assert as_interrupt(exc) is None
+
+
+@pytest.mark.parametrize("phase", ["search", "final training"])
+def test_a_ctrl_c_that_numba_turned_into_a_system_error_is_a_keyboardinterrupt(
+        small, monkeypatch, phase):
+    """The fit's Ctrl-C handling (the search so far in ``search_`` and on the exception) holds
+    for a Ctrl-C raised inside numba's dispatcher, which reaches the fit as a SystemError; the
+    user gets the KeyboardInterrupt. Another SystemError passes unchanged."""
+    import svmbound.fit_flow as flow
+    import svmbound.progress as progress
+
+    X, y = small
+    ki = KeyboardInterrupt()
+    calls = [0]
+
+    def hook(self, ev, replayed=False):
+        calls[0] += 1
+        if calls[0] == 3:
+            _dispatcher_error(ki)
+
+    if phase == "search":
+        monkeypatch.setattr(progress.Progress, "on_evaluation", hook)
+    else:
+        monkeypatch.setattr(flow.BinaryMachine, "train", lambda *a, **k: _dispatcher_error(ki))
+    est = BoundSVC(random_state=0)
+    with pytest.raises(KeyboardInterrupt) as info:
+        est.fit(X, y)
+    assert info.value is ki and est.search_ is ki.search_result
+    assert est.search_.phase == phase and not hasattr(est, "dual_coef_")
+    if phase == "search":
+        assert est.search_.interrupted and est.search_.nfev == 3
+    other = SystemError("returned a result with an exception set")
+    monkeypatch.setattr(flow.BinaryMachine, "train", lambda *a, **k: (_ for _ in ()).throw(other))
+    monkeypatch.setattr(progress.Progress, "on_evaluation", lambda *a, **k: None)
+    with pytest.raises(SystemError) as info:
+        BoundSVC(random_state=0).fit(X, y)
+    assert info.value is other
 
 # -- log and resume ----------------------------------------------------------------------------
 SEARCHES = {

@@ -41,7 +41,7 @@ from contextlib import contextmanager
 import numpy as np
 
 __all__ = ["StopFlag", "SolverInterrupted", "request_stop", "stop_scope", "call_interruptibly",
-           "call_here", "current_flag"]
+           "call_here", "current_flag", "as_interrupt"]
 
 #: Seconds between two checks for a KeyboardInterrupt while the main thread waits for a solve.
 POLL_S = 0.05
@@ -91,6 +91,20 @@ def request_stop() -> int:
     for f in flags:
         f.set()
     return len(flags)
+
+
+def as_interrupt(exc: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C behind ``exc``: ``exc`` itself when it is a KeyboardInterrupt; the
+    KeyboardInterrupt that caused a SystemError — a Ctrl-C whose handler ran inside a numba
+    dispatcher's own Python code (a cached function loaded on its first call in the process)
+    leaves the dispatcher "returning a result with an exception set", and CPython raises
+    SystemError from that exception; None for anything else. A fit's handlers of Ctrl-C take
+    both, so that the user gets the KeyboardInterrupt and the search so far either way."""
+    if isinstance(exc, KeyboardInterrupt):
+        return exc
+    if isinstance(exc, SystemError) and isinstance(exc.__cause__, KeyboardInterrupt):
+        return exc.__cause__
+    return None
 
 
 def current_flag() -> StopFlag | None:
