@@ -79,10 +79,26 @@ def leaf_pool():
 
     with _leaf_pool_lock:
         if _leaf_pool is None or _leaf_pool_pid != os.getpid():
-            _leaf_pool = ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2),
-                                            thread_name_prefix="svmbound-leaf")
+            _leaf_pool = _woken_at_exit(ThreadPoolExecutor(
+                max_workers=max(2, os.cpu_count() or 2), thread_name_prefix="svmbound-leaf"))
             _leaf_pool_pid = os.getpid()
         return _leaf_pool
+
+
+def _woken_at_exit(pool):
+    """``pool``, whose idle workers are told to end when the interpreter exits, before it waits
+    for them (``threading._register_atexit``, as concurrent.futures does for the workers it has
+    registered). A Ctrl-C raised in the main thread while ``submit`` starts a worker
+    (``Thread.start`` waits for the new thread) leaves that worker out of concurrent.futures'
+    own list: it was never woken, and the process hung at exit, joining it (1 of 10 fits
+    interrupted in their first 0.25 s)."""
+    register = getattr(threading, "_register_atexit", None)
+    if register is not None:
+        try:
+            register(pool.shutdown, wait=False)
+        except RuntimeError:        # (the interpreter is exiting already)
+            pass
+    return pool
 
 
 _cap = threading.local()
@@ -175,8 +191,8 @@ def _kept_pool(workers: int):
     with _kept_pools_lock:
         pool = _kept_pools.get(key)
         if pool is None:
-            pool = _kept_pools[key] = ThreadPoolExecutor(
-                max_workers=workers, thread_name_prefix="svmbound-worker")
+            pool = _kept_pools[key] = _woken_at_exit(ThreadPoolExecutor(
+                max_workers=workers, thread_name_prefix="svmbound-worker"))
         return pool
 
 

@@ -349,3 +349,26 @@ def test_a_call_made_by_a_stopped_worker_starts_stopped(four_cpus):
     with outer, stop_scope(outer):
         with pytest.raises(SolverInterrupted):
             parallel_map(lambda _: _solves_until_stopped(), [0, 1], 2)
+
+
+@pytest.mark.parametrize("pool", ["leaf_pool()", "_kept_pool(2)"])
+def test_a_worker_left_unregistered_by_a_ctrl_c_does_not_hang_the_exit(pool):
+    """A Ctrl-C in the main thread while ``submit`` starts a pool's worker (``Thread.start``
+    waits for it) leaves the worker out of concurrent.futures' list of threads to wake at exit;
+    the kept pools wake their own: the process exits instead of joining it forever."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent(f"""
+        import concurrent.futures.thread as cft
+        from svmbound._parallel import leaf_pool, _kept_pool
+        pool = {pool}
+        pool.submit(int).result()
+        for t in list(pool._threads):
+            cft._threads_queues.pop(t, None)     # as after the interrupted start
+        print("left", len(pool._threads), flush=True)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=30)
+    assert out.returncode == 0 and out.stdout.strip() == "left 1", out.stderr
