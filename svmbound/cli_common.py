@@ -17,6 +17,7 @@ from .estimators import BoundSVC
 from .kernels import ARD_KERNELS
 from .libsvm_model import libsvm_range_text, range_path_of, write_libsvm_model
 from .progress import stderr_is_terminal
+from .solvers.interrupt import in_jit_compiler, send_again_later, sigint_handler
 from .strategy import ISOTROPIC_CONFIG
 
 
@@ -44,19 +45,6 @@ def _tune_subsample(args, task: str = "classification"):
 EXIT_INTERRUPTED = 130
 #: Exit status after SIGTERM (128 + SIGTERM), what batch systems send at a time limit.
 EXIT_TERMINATED = 143
-#: Seconds after which a SIGTERM or Ctrl-C that arrived inside numba's own Python code is sent
-#: again (:class:`_Termination`).
-RESEND_S = 0.01
-
-
-def _inside_numba(frame) -> bool:
-    """Whether a signal handler interrupted numba's own Python code — a dispatcher loading a
-    compiled function from its cache on first use (``numba.core.serialize._numba_unpickle``),
-    where an exception raised turns into ``SystemError: CPUDispatcher(...) returned a result
-    with an exception set``."""
-    return frame is not None and f"{os.sep}numba{os.sep}" in frame.f_code.co_filename
-
-
 class _Termination:
     """SIGTERM handled as Ctrl-C while a command runs (issue 29, item 12): the handler raises
     KeyboardInterrupt in the main thread, so that the best point so far is reported exactly as
@@ -69,9 +57,10 @@ class _Termination:
     ignored at the start (a background job of a script), it stays ignored, but through a
     Python handler that raises a SIGTERM handed over that way (SIG_IGN would drop it).
     A second SIGTERM while the first is handled is ignored, so that the report is written. A
-    SIGTERM or Ctrl-C that lands inside numba's own Python code (:func:`_inside_numba`) is sent
-    to the main thread again ``RESEND_S`` later, while the command still runs, instead of raising
-    there (Ctrl-C through a handler that is Python's ``default_int_handler`` otherwise).
+    SIGTERM or Ctrl-C that lands inside numba's or llvmlite's own Python code
+    (``solvers.interrupt.in_jit_compiler``) is sent to the main thread again ``RESEND_S``
+    later, while the command still runs, instead of raising there (Ctrl-C through a handler
+    that is Python's ``default_int_handler`` otherwise).
     """
 
     def __init__(self):
@@ -79,6 +68,9 @@ class _Termination:
         self._pending = False          # handed to a deferring SIGINT handler
         self._raised = False
         self._saved = []               # (signal number, handler to restore)
+        #: Ctrl-C while the command runs when SIGINT's handler was Python's own: the same,
+        #: but sent again later from the JIT compiler's code
+        self._on_sigint = sigint_handler(self.running)
 
     def __enter__(self):
         if threading.current_thread() is not threading.main_thread():
@@ -105,8 +97,8 @@ class _Termination:
         self.sigterm = True
         if self._raised or self._pending:
             return
-        if _inside_numba(frame):
-            self._resend_later(signum)
+        if in_jit_compiler(frame):
+            send_again_later(signum, self.running)
             return
         handler = signal.getsignal(signal.SIGINT)
         if (callable(handler) and handler is not signal.default_int_handler
@@ -117,22 +109,10 @@ class _Termination:
         self._raised = True
         raise KeyboardInterrupt
 
-    def _on_sigint(self, signum, frame):
-        """Ctrl-C as Python's ``default_int_handler``, but sent again later from numba's code."""
-        if _inside_numba(frame):
-            self._resend_later(signum)
-            return
-        raise KeyboardInterrupt
-
-    def _resend_later(self, signum) -> None:
-        timer = threading.Timer(RESEND_S, self._resend, (signum,))
-        timer.daemon = True
-        timer.start()
-
-    def _resend(self, signum) -> None:
-        """Send ``signum`` to the main thread again, if the command still runs."""
-        if self._saved:
-            signal.pthread_kill(threading.main_thread().ident, signum)
+    def running(self) -> bool:
+        """Whether the command still runs (its handlers in place): only then is a signal sent
+        again."""
+        return bool(self._saved)
 
     def _on_ignored_sigint(self, signum, frame):
         if self._pending and not self._raised:     # the SIGTERM, handed over

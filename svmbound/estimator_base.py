@@ -24,7 +24,7 @@ from ._validation import check_X
 from .fit_flow import grid_axes
 from .kernels import ESTIMATOR_KERNELS, RBFKernel
 from .progress import Progress
-from .solvers.interrupt import as_interrupt
+from .solvers.interrupt import as_interrupt, ctrl_c_outside_the_compiler
 from .solvers.qp import TOL_MAX, TOL_MIN, solve_threads_scope
 from .search.log import RunControl, SearchLog
 from .strategy import DEFAULT_CONFIG, StrategyConfig, ard_reason, evaluation_budget
@@ -133,9 +133,15 @@ class BoundSVMBase(BaseEstimator):
         the BLAS calls of a criterion evaluation (kernel blocks, the span bound's
         factorisations) are too small to gain from threads of their own — with two
         OpenBLAS threads per call a default fit on IDA german took 4.4 s instead of 0.75 s, on a
-        5,000-row sample of ijcnn1 51 s instead of 10 s (2 cores, other jobs running)."""
+        5,000-row sample of ijcnn1 51 s instead of 10 s (2 cores, other jobs running).
+
+        Ctrl-C stops the fit with a KeyboardInterrupt that holds the search so far
+        (``search_result``, also in ``search_``); one that lands while numba loads a compiled
+        function on its first call is raised a moment later, outside numba's code
+        (``solvers.interrupt.ctrl_c_outside_the_compiler``)."""
         self._validate_params()
-        with limit_blas(1), solve_threads_scope(n_workers(self.n_jobs)):
+        with limit_blas(1), solve_threads_scope(n_workers(self.n_jobs)), \
+                ctrl_c_outside_the_compiler():
             return self._fit(X, y, sample_weight)
 
     def _check_input(self, X, reset: bool):

@@ -4,6 +4,8 @@ Every fixture returns ``(X, y)`` with X standardised (float64, C-contiguous) and
 as float64 — the solver-level contract. Session scope: the data are read-only in the tests.
 """
 
+import signal
+
 import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer, load_digits, make_classification
@@ -73,3 +75,16 @@ def dataset(request):
     """Indirect parametrisation: ``@pytest.mark.parametrize("dataset", ["cancer", ...],
     indirect=True)`` gives the (X, y) of the fixture ``<name>_data``."""
     return request.getfixturevalue(f"{request.param}_data")
+
+
+@pytest.fixture()
+def default_sigint():
+    """SIGINT's handler is Python's ``default_int_handler`` during the test, as in a terminal.
+    A background job of a shell without job control (``cmd &``, as in some CI runners) starts
+    with SIGINT ignored; the CLI keeps it ignored then, and a test of what Ctrl-C does would
+    fail for that reason alone."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)

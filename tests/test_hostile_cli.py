@@ -346,19 +346,6 @@ def _signal_after(monkeypatch, k, signum):
     monkeypatch.setattr(progress.Progress, "on_evaluation", hook)
 
 
-@pytest.fixture()
-def default_sigint():
-    """SIGINT's handler is Python's ``default_int_handler`` during the test, as in a terminal.
-    A background job of a shell without job control (``cmd &``, as in some CI runners) starts
-    with SIGINT ignored; the CLI keeps it ignored then, and a test of what Ctrl-C does would
-    fail for that reason alone."""
-    before = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, before)
-
-
 def test_sigterm_prints_the_best_point_so_far_and_exits_143(labelled, tmp_path, capsys,
                                                             monkeypatch, default_sigint):
     train, _ = labelled
@@ -432,12 +419,21 @@ def test_sigterm_inside_numba_code_is_raised_a_moment_later_outside_it(default_s
         with pytest.raises(KeyboardInterrupt):
             time.sleep(5.0)                                      # the resent one, raised here
         assert term._raised
+    llvmlite = types.SimpleNamespace(f_code=types.SimpleNamespace(
+        co_filename=os.path.join(os.sep, "site-packages", "llvmlite", "binding", "ffi.py")))
     with _Termination() as term:                                 # Ctrl-C: the same
-        term._on_sigint(signal.SIGINT, inside)
+        assert signal.getsignal(signal.SIGINT) is term._on_sigint
+        term._on_sigint(signal.SIGINT, llvmlite)
         with pytest.raises(KeyboardInterrupt):
             time.sleep(5.0)
         assert not term.sigterm
-    term._resend(signal.SIGTERM)                                 # after the command: not sent
+    before = signal.getsignal(signal.SIGTERM)
+    signal.signal(signal.SIGTERM, lambda *a: pytest.fail("sent after the command"))
+    try:
+        term._on_sigterm(signal.SIGTERM, inside)                 # after the command: not sent
+        time.sleep(0.1)
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 @pytest.mark.parametrize("sigint", ["default", "ignored"])

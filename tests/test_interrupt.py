@@ -275,6 +275,45 @@ def test_a_ctrl_c_that_numba_turned_into_a_system_error_is_a_keyboardinterrupt(
         BoundSVC(random_state=0).fit(X, y)
     assert info.value is other
 
+
+def test_a_ctrl_c_landing_in_the_jit_compiler_is_raised_a_moment_later(small, monkeypatch,
+                                                                       default_sigint):
+    """During a fit (main thread, SIGINT at Python's own handler) a Ctrl-C whose handler runs
+    inside numba's or llvmlite's own code — where an exception is lost, becomes a SystemError
+    or leaves LLVM without its buffer — is sent again ``RESEND_S`` later and raised outside it:
+    the fit stops with the KeyboardInterrupt and the search so far. Python's handler is back
+    after the fit; a handler of the caller's own is left alone."""
+    import types
+
+    import svmbound.progress as progress
+
+    X, y = small
+    llvmlite = types.SimpleNamespace(f_code=types.SimpleNamespace(
+        co_filename=os.path.join(os.sep, "site-packages", "llvmlite", "binding", "ffi.py")))
+    seen = []
+
+    def hook(self, ev, replayed=False):
+        seen.append(signal.getsignal(signal.SIGINT))
+        if len(seen) == 2:
+            seen[-1](signal.SIGINT, llvmlite)        # returns: nothing raised there
+            time.sleep(5.0)                          # the Ctrl-C sent again, raised here
+
+    monkeypatch.setattr(progress.Progress, "on_evaluation", hook)
+    est = BoundSVC(random_state=0)
+    with pytest.raises(KeyboardInterrupt) as info:
+        est.fit(X, y)
+    assert len(seen) == 2 and seen[0] is not signal.default_int_handler
+    assert est.search_ is info.value.search_result and est.search_.nfev == 2
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    own = lambda *a: None                                            # noqa: E731
+    signal.signal(signal.SIGINT, own)
+    seen.clear()
+    monkeypatch.setattr(progress.Progress, "on_evaluation",
+                        lambda self, ev, replayed=False: seen.append(
+                            signal.getsignal(signal.SIGINT)))
+    BoundSVC(random_state=0).fit(X, y)
+    assert set(seen) == {own} and signal.getsignal(signal.SIGINT) is own
+
 # -- log and resume ----------------------------------------------------------------------------
 SEARCHES = {
     "bfgs": {},

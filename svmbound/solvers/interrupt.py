@@ -35,13 +35,15 @@ from the main thread is seen 20 s later, and the numba dispatcher may then fail 
 from __future__ import annotations
 
 import os
+import signal
 import threading
 from contextlib import contextmanager
 
 import numpy as np
 
 __all__ = ["StopFlag", "SolverInterrupted", "request_stop", "stop_scope", "call_interruptibly",
-           "call_here", "current_flag", "as_interrupt"]
+           "call_here", "current_flag", "as_interrupt", "ctrl_c_outside_the_compiler",
+           "in_jit_compiler", "send_again_later", "sigint_handler"]
 
 #: Seconds between two checks for a KeyboardInterrupt while the main thread waits for a solve.
 POLL_S = 0.05
@@ -105,6 +107,75 @@ def as_interrupt(exc: BaseException) -> KeyboardInterrupt | None:
     if isinstance(exc, SystemError) and isinstance(exc.__cause__, KeyboardInterrupt):
         return exc.__cause__
     return None
+
+
+#: Seconds after which a Ctrl-C that arrived inside numba's or llvmlite's own Python code is
+#: sent to the main thread again (:func:`ctrl_c_outside_the_compiler`, the CLI's handlers).
+RESEND_S = 0.01
+
+
+def in_jit_compiler(frame) -> bool:
+    """Whether a signal handler interrupted numba's or llvmlite's own Python code — a
+    dispatcher loading a compiled function from its cache on its first call in the process.
+    An exception raised there becomes ``SystemError: CPUDispatcher(...) returned a result with
+    an exception set``, is ignored (a ``__del__``: the Ctrl-C is lost), or is ignored inside
+    llvmlite's object-cache callback, which then hands LLVM no buffer: the process dies of a
+    segmentation fault (2 of 95 Ctrl-Cs sent at random in a first fit)."""
+    if frame is None:
+        return False
+    name = frame.f_code.co_filename
+    return f"{os.sep}numba{os.sep}" in name or f"{os.sep}llvmlite{os.sep}" in name
+
+
+def send_again_later(signum: int, when=lambda: True) -> None:
+    """Send ``signum`` to the main thread ``RESEND_S`` from now, if ``when()`` is still true
+    then (a daemon timer thread)."""
+    def resend():
+        if when():
+            signal.pthread_kill(threading.main_thread().ident, signum)
+
+    timer = threading.Timer(RESEND_S, resend)
+    timer.daemon = True
+    timer.start()
+
+
+def sigint_handler(when=lambda: True):
+    """A SIGINT handler that is Python's ``default_int_handler``, except that a Ctrl-C landing
+    inside the JIT compiler's own code (:func:`in_jit_compiler`) is sent again ``RESEND_S``
+    later (:func:`send_again_later`, if ``when()`` is still true then) instead of raised
+    there."""
+    def on_sigint(signum, frame):
+        if in_jit_compiler(frame):
+            send_again_later(signum, when)
+            return
+        raise KeyboardInterrupt
+
+    return on_sigint
+
+
+_on_sigint = sigint_handler()
+
+
+@contextmanager
+def ctrl_c_outside_the_compiler():
+    """Within the block (a fit), in the main thread, when SIGINT's handler is Python's own
+    ``default_int_handler``: the same handler, except that a Ctrl-C landing inside numba's or
+    llvmlite's code (:func:`in_jit_compiler`) is raised ``RESEND_S`` later, outside it — also
+    after the block, where Python's handler raises it: no Ctrl-C is lost. Any other handler
+    (the CLI's, the user's, an ignored SIGINT) is left as it is."""
+    swapped = False
+    if threading.current_thread() is threading.main_thread():
+        try:
+            swapped = _getsignal(_SIGINT) is signal.default_int_handler
+            if swapped:
+                _setsignal(_SIGINT, _on_sigint)
+        except ValueError:                  # not the main interpreter
+            swapped = False
+    try:
+        yield
+    finally:
+        if swapped and _getsignal(_SIGINT) is _on_sigint:
+            _setsignal(_SIGINT, signal.default_int_handler)
 
 
 def current_flag() -> StopFlag | None:
@@ -191,8 +262,6 @@ def call_here(fn, *args, flag: StopFlag):
     finally:
         _setsignal(_SIGINT, prev)
     if pending:
-        import signal
-
         try:
             signal.raise_signal(signal.SIGINT)   # the restored handler runs here
         except KeyboardInterrupt:
