@@ -204,9 +204,7 @@ class BoundSVMBase(BaseEstimator):
             self.search_ = interrupt.search_result = run.partial_result()
             self.search_.phase = "search"
             self._forget_model()
-            if interrupt is exc:
-                raise
-            raise interrupt from None    # a SystemError that a Ctrl-C caused (as_interrupt)
+            raise interrupt from None    # (also when a Ctrl-C caused a SystemError: as_interrupt)
         finally:
             run.close()
 

@@ -47,8 +47,7 @@ from .search.grid import grid_axis
 from .search.minimize import GRADIENT_METHODS, minimize
 from .search.result import flat_start_parameters
 from .search.space import SearchSpace, criterion_objective
-from .solvers import solve_svm_dual, warm_start_alpha
-from .solvers.interrupt import as_interrupt
+from .solvers import as_interrupt, solve_svm_dual, warm_start_alpha
 from .strategy import (auto_box_and_start, check_validation_classes, next_usable_candidate,
                        single_sample_classes, tune_auto, validation_problems)
 from .strategy.ard import candidate_kernel
@@ -392,9 +391,7 @@ def fit_bound_svm(est, data: TrainingData, machine, t0: float):
         result.message = f"{result.message}; interrupted in the final training"
         est.search_ = interrupt.search_result = result
         est._forget_model()
-        if interrupt is exc:
-            raise
-        raise interrupt from None        # a SystemError that a Ctrl-C caused (as_interrupt)
+        raise interrupt from None        # (also when a Ctrl-C caused a SystemError: as_interrupt)
     finally:
         bar.close()
 
