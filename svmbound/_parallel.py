@@ -90,8 +90,8 @@ def _woken_at_exit(pool):
     for them (``threading._register_atexit``, as concurrent.futures does for the workers it has
     registered). A Ctrl-C raised in the main thread while ``submit`` starts a worker
     (``Thread.start`` waits for the new thread) leaves that worker out of concurrent.futures'
-    own list: it was never woken, and the process hung at exit, joining it (1 of 10 fits
-    interrupted in their first 0.25 s)."""
+    own list: it was never woken, and the process hung at exit, joining it (1 of 10 first fits
+    interrupted at random moments)."""
     register = getattr(threading, "_register_atexit", None)
     if register is not None:
         try:

@@ -191,9 +191,8 @@ class BoundSVMBase(BaseEstimator):
         """Around a fit's searches (binary and multi-class): on Ctrl-C (also one that numba's
         dispatcher turned into a SystemError: ``solvers.interrupt.as_interrupt``) keep the
         search so far in ``search_`` and on the KeyboardInterrupt as ``search_result`` before
-        re-raising it; always close
-        the search log, and the progress bar when the searches fail (otherwise it stays open
-        for the final training, and the fit closes it)."""
+        re-raising it; always close the search log, and the progress bar when the searches
+        fail (otherwise it stays open for the final training, and the fit closes it)."""
         try:
             yield
         except BaseException as exc:

@@ -120,7 +120,8 @@ def in_jit_compiler(frame) -> bool:
     An exception raised there becomes ``SystemError: CPUDispatcher(...) returned a result with
     an exception set``, is ignored (a ``__del__``: the Ctrl-C is lost), or is ignored inside
     llvmlite's object-cache callback, which then hands LLVM no buffer: the process dies of a
-    segmentation fault (2 of 95 Ctrl-Cs sent at random in a first fit)."""
+    segmentation fault (2 of 95 first fits interrupted at random moments by a handler that
+    raises wherever it lands, as Python's own does outside ``call_here``)."""
     if frame is None:
         return False
     name = frame.f_code.co_filename
