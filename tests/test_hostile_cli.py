@@ -409,10 +409,13 @@ def test_sigterm_inside_numba_code_is_raised_a_moment_later_outside_it(default_s
     for a SIGTERM)."""
     import types
 
+    import llvmlite.binding.ffi
+    import numba.core.serialize
+
     from svmbound.cli import _Termination
 
     inside = types.SimpleNamespace(f_code=types.SimpleNamespace(
-        co_filename=os.path.join(os.sep, "site-packages", "numba", "core", "serialize.py")))
+        co_filename=numba.core.serialize.__file__))
     with _Termination() as term:
         term._on_sigterm(signal.SIGTERM, inside)                 # returns: nothing raised
         assert term.sigterm and not term._raised
@@ -420,7 +423,7 @@ def test_sigterm_inside_numba_code_is_raised_a_moment_later_outside_it(default_s
             time.sleep(5.0)                                      # the resent one, raised here
         assert term._raised
     llvmlite = types.SimpleNamespace(f_code=types.SimpleNamespace(
-        co_filename=os.path.join(os.sep, "site-packages", "llvmlite", "binding", "ffi.py")))
+        co_filename=llvmlite.binding.ffi.__file__))
     with _Termination() as term:                                 # Ctrl-C: the same
         assert signal.getsignal(signal.SIGINT) is term._on_sigint
         term._on_sigint(signal.SIGINT, llvmlite)

@@ -285,17 +285,23 @@ def test_a_ctrl_c_landing_in_the_jit_compiler_is_raised_a_moment_later(small, mo
     after the fit; a handler of the caller's own is left alone."""
     import types
 
+    import llvmlite.binding.ffi
+
     import svmbound.progress as progress
+    from svmbound.solvers.interrupt import in_jit_compiler
 
     X, y = small
-    llvmlite = types.SimpleNamespace(f_code=types.SimpleNamespace(
-        co_filename=os.path.join(os.sep, "site-packages", "llvmlite", "binding", "ffi.py")))
+    frame = lambda path: types.SimpleNamespace(                       # noqa: E731
+        f_code=types.SimpleNamespace(co_filename=path))
+    in_llvmlite = frame(llvmlite.binding.ffi.__file__)
+    assert in_jit_compiler(in_llvmlite)           # a folder merely named numba is not numba
+    assert not in_jit_compiler(frame(os.path.join(os.sep, "home", "numba", "svmbound", "x.py")))
     seen = []
 
     def hook(self, ev, replayed=False):
         seen.append(signal.getsignal(signal.SIGINT))
         if len(seen) == 2:
-            seen[-1](signal.SIGINT, llvmlite)        # returns: nothing raised there
+            seen[-1](signal.SIGINT, in_llvmlite)     # returns: nothing raised there
             time.sleep(5.0)                          # the Ctrl-C sent again, raised here
 
     monkeypatch.setattr(progress.Progress, "on_evaluation", hook)

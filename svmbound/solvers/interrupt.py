@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 from contextlib import contextmanager
 
@@ -125,7 +126,17 @@ def in_jit_compiler(frame) -> bool:
     if frame is None:
         return False
     name = frame.f_code.co_filename
-    return f"{os.sep}numba{os.sep}" in name or f"{os.sep}llvmlite{os.sep}" in name
+    return any(d is not None and name.startswith(d) for d in map(_package_dir, _JIT_PACKAGES))
+
+
+_JIT_PACKAGES = ("numba", "llvmlite")
+
+
+def _package_dir(name: str) -> str | None:
+    """The folder of the imported package ``name`` (with a trailing separator), None when it is
+    not imported: a path that merely contains ".../numba/..." (a project folder) is not it."""
+    path = getattr(sys.modules.get(name), "__file__", None)
+    return None if path is None else os.path.dirname(os.path.abspath(path)) + os.sep
 
 
 def send_again_later(signum: int, when=lambda: True) -> None:
