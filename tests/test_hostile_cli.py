@@ -414,7 +414,7 @@ def test_sigterm_inside_numba_code_is_raised_a_moment_later_outside_it(default_s
 
     from svmbound.cli import _Termination
 
-    inside = types.SimpleNamespace(f_code=types.SimpleNamespace(
+    inside = types.SimpleNamespace(f_back=None, f_code=types.SimpleNamespace(
         co_filename=numba.core.serialize.__file__))
     with _Termination() as term:
         term._on_sigterm(signal.SIGTERM, inside)                 # returns: nothing raised
@@ -422,7 +422,7 @@ def test_sigterm_inside_numba_code_is_raised_a_moment_later_outside_it(default_s
         with pytest.raises(KeyboardInterrupt):
             time.sleep(5.0)                                      # the resent one, raised here
         assert term._raised
-    llvmlite = types.SimpleNamespace(f_code=types.SimpleNamespace(
+    llvmlite = types.SimpleNamespace(f_back=None, f_code=types.SimpleNamespace(
         co_filename=llvmlite.binding.ffi.__file__))
     with _Termination() as term:                                 # Ctrl-C: the same
         assert signal.getsignal(signal.SIGINT) is term._on_sigint

@@ -283,6 +283,7 @@ def test_a_ctrl_c_landing_in_the_jit_compiler_is_raised_a_moment_later(small, mo
     or leaves LLVM without its buffer — is sent again ``RESEND_S`` later and raised outside it:
     the fit stops with the KeyboardInterrupt and the search so far. Python's handler is back
     after the fit; a handler of the caller's own is left alone."""
+    import ctypes
     import types
 
     import llvmlite.binding.ffi
@@ -291,11 +292,13 @@ def test_a_ctrl_c_landing_in_the_jit_compiler_is_raised_a_moment_later(small, mo
     from svmbound.solvers.interrupt import in_jit_compiler
 
     X, y = small
-    frame = lambda path: types.SimpleNamespace(                       # noqa: E731
-        f_code=types.SimpleNamespace(co_filename=path))
+    frame = lambda path, back=None: types.SimpleNamespace(            # noqa: E731
+        f_back=back, f_code=types.SimpleNamespace(co_filename=path))
     in_llvmlite = frame(llvmlite.binding.ffi.__file__)
     assert in_jit_compiler(in_llvmlite)           # a folder merely named numba is not numba
     assert not in_jit_compiler(frame(os.path.join(os.sep, "home", "numba", "svmbound", "x.py")))
+    assert in_jit_compiler(frame(ctypes.__file__, in_llvmlite))   # ctypes, called by llvmlite
+    assert not in_jit_compiler(frame(ctypes.__file__, frame(__file__)))
     seen = []
 
     def hook(self, ev, replayed=False):

@@ -8,7 +8,9 @@ after a delay drawn uniformly in [``--low``, ``--high``] s (seed ``--seed``):
 
 * ``--how sigint``: SIGINT sent to the main thread (Python's own handler, as a terminal's Ctrl-C);
 * ``--how raise``: SIGALRM whose handler raises KeyboardInterrupt wherever it lands, also inside
-  ``call_here``'s short solves, where a real Ctrl-C is deferred: the harsher test.
+  ``call_here``'s short solves, where a real Ctrl-C is deferred: the harsher test;
+* ``--how delegate``: SIGALRM whose handler runs SIGINT's handler of that moment on the frame it
+  interrupted — a Ctrl-C at an exact moment (the itimer), without a thread to send it.
 
 It counts the outcomes: ``KI search_result`` (the KeyboardInterrupt with the search so far),
 ``KI no-result`` (before the search began), ``FINISHED`` (the interruption was lost, or came
@@ -16,7 +18,7 @@ after the fit), ``SYSTEMERROR``, a death by a signal (rc < 0 or > 128: -11/139 a
 fault) and ``HANG`` (no exit within 60 s). Used in session 21 (docs/lab-notebook.md, "Ctrl-C in
 a first fit").
 
-    python benchmarks/dev/interrupt_scan.py [--runs 120] [--how sigint|raise] [--seed 0]
+    python benchmarks/dev/interrupt_scan.py [--runs 120] [--how sigint|raise|delegate] [--seed 0]
 """
 
 from __future__ import annotations
@@ -34,9 +36,13 @@ from svmbound import BoundSVC
 X, y = make_classification(300, 8, random_state=0)
 signal.signal(signal.SIGINT, signal.default_int_handler)   # (a background job starts ignored)
 delay, how = float(sys.argv[1]), sys.argv[2]
-if how == "raise":
+if how in ("raise", "delegate"):
     def on_alarm(signum, frame):
-        raise KeyboardInterrupt
+        if how == "raise":
+            raise KeyboardInterrupt
+        handler = signal.getsignal(signal.SIGINT)      # what a Ctrl-C would run, at this frame
+        if callable(handler):
+            handler(signal.SIGINT, frame)
     signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, delay)
 else:
@@ -58,7 +64,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=120)
-    ap.add_argument("--how", choices=["sigint", "raise"], default="sigint")
+    ap.add_argument("--how", choices=["sigint", "raise", "delegate"], default="sigint")
     ap.add_argument("--low", type=float, default=0.03)
     ap.add_argument("--high", type=float, default=0.25)
     ap.add_argument("--seed", type=int, default=0)

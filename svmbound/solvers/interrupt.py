@@ -116,17 +116,21 @@ RESEND_S = 0.01
 
 
 def in_jit_compiler(frame) -> bool:
-    """Whether a signal handler interrupted numba's or llvmlite's own Python code — a
-    dispatcher loading a compiled function from its cache on its first call in the process.
-    An exception raised there becomes ``SystemError: CPUDispatcher(...) returned a result with
-    an exception set``, is ignored (a ``__del__``: the Ctrl-C is lost), or is ignored inside
-    llvmlite's object-cache callback, which then hands LLVM no buffer: the process dies of a
-    segmentation fault (2 of 95 first fits interrupted at random moments by a handler that
-    raises wherever it lands, as Python's own does outside ``call_here``)."""
-    if frame is None:
-        return False
-    name = frame.f_code.co_filename
-    return any(d is not None and name.startswith(d) for d in map(_package_dir, _JIT_PACKAGES))
+    """Whether a signal handler interrupted code that numba's or llvmlite's own Python code is
+    running — a dispatcher loading a compiled function from its cache on its first call in the
+    process: any frame of the stack from ``frame`` out (the innermost may be ctypes' or the
+    standard library's, called by llvmlite). An exception raised there becomes ``SystemError:
+    CPUDispatcher(...) returned a result with an exception set``, is ignored (a ``__del__``: the
+    Ctrl-C is lost), or is ignored inside llvmlite's object-cache callback, which then hands
+    LLVM no buffer: the process dies of a segmentation fault (2 of 95 first fits interrupted at
+    random moments by a handler that raises wherever it lands, as Python's own does outside
+    ``call_here``)."""
+    dirs = tuple(d for d in map(_package_dir, _JIT_PACKAGES) if d is not None)
+    while frame is not None:
+        if frame.f_code.co_filename.startswith(dirs):
+            return True
+        frame = frame.f_back
+    return False
 
 
 _JIT_PACKAGES = ("numba", "llvmlite")
