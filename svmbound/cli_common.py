@@ -45,6 +45,8 @@ def _tune_subsample(args, task: str = "classification"):
 EXIT_INTERRUPTED = 130
 #: Exit status after SIGTERM (128 + SIGTERM), what batch systems send at a time limit.
 EXIT_TERMINATED = 143
+
+
 class _Termination:
     """SIGTERM handled as Ctrl-C while a command runs (issue 29, item 12): the handler raises
     KeyboardInterrupt in the main thread, so that the best point so far is reported exactly as

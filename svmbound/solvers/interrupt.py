@@ -115,6 +115,10 @@ def as_interrupt(exc: BaseException) -> KeyboardInterrupt | None:
 RESEND_S = 0.01
 
 
+#: The packages whose own Python code a Ctrl-C must not raise in (:func:`in_jit_compiler`).
+_JIT_PACKAGES = ("numba", "llvmlite")
+
+
 def in_jit_compiler(frame) -> bool:
     """Whether a signal handler interrupted code that numba's or llvmlite's own Python code is
     running — a dispatcher loading a compiled function from its cache on its first call in the
@@ -131,9 +135,6 @@ def in_jit_compiler(frame) -> bool:
             return True
         frame = frame.f_back
     return False
-
-
-_JIT_PACKAGES = ("numba", "llvmlite")
 
 
 def _package_dir(name: str) -> str | None:
