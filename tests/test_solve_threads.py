@@ -12,6 +12,8 @@ from svmbound.kernels import LinearKernel, PolynomialKernel, RBFKernel
 from svmbound.solvers import solve_svm_dual
 from svmbound.kernels._rows import (CHUNKED_ROWS_MIN, LINEAR, POLY, RBF, ROW_CHUNK, kernel_row,
                                     q_row_pieces)
+from svmbound.solvers._smo import (PARALLEL_PASS_MIN, PARALLEL_PASS_THREADS, PASS_PIECE, _add_row,
+                                   _first_pass, _second_pass, _update)
 from svmbound.solvers.qp import solve_threads, solve_threads_scope, threadsafe_numba
 
 
@@ -77,6 +79,38 @@ def test_a_large_solve_gives_the_same_bits_on_one_and_on_two_threads(kernel, los
     assert a.n_kernel_rows > 0
     assert a.alpha.tobytes() == b.alpha.tobytes() and a.b == b.b
     assert a.gradient.tobytes() == b.gradient.tobytes()
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_the_passes_in_pieces_pick_what_one_pass_picks(ties):
+    """WSS 2's two passes, the gradient update and Ḡ's update over an active set of at least
+    PARALLEL_PASS_MIN positions, run in pieces on PARALLEL_PASS_THREADS threads (numba's
+    threads, however many this machine has), give what one pass on one thread gives: the same
+    (Gmax, i), (Gmax2, j, least decrease) — ties, at the last position, included — and the same
+    bits of G and Ḡ."""
+    rng = np.random.default_rng(1)
+    n = PARALLEL_PASS_MIN + 3 * PASS_PIECE + 123           # a last piece shorter than the others
+    act = np.sort(rng.choice(n + 500, n, replace=False))   # variable numbers, not positions
+    m = n - 40                                             # the last 40 shrunk
+    yA = np.where(rng.random(n) < 0.3, 1.0, -1.0)
+    aA = np.where(rng.random(n) < 0.6, 0.0, rng.random(n))
+    uA = np.where(rng.random(n) < 0.5, 1.0, np.inf)
+    aA[rng.random(n) < 0.1] = 1.0                          # some at the bound C = 1
+    GA = rng.standard_normal(n)
+    if ties:
+        GA = np.round(GA, 1)                               # many equal candidates
+    QDA = 1.0 + rng.random(n)
+    Qi, Qj, G_bar0 = (rng.standard_normal(n + 500) for _ in range(3))
+    out = []
+    for threads in (1, PARALLEL_PASS_THREADS):
+        Gmax, i = _first_pass(act, m, yA, GA, aA, uA, threads)
+        second = _second_pass(act, m, yA, GA, aA, uA, QDA, Qi, 1.0, 1.5, Gmax, threads)
+        G, G_bar = GA.copy(), G_bar0.copy()
+        _update(act, m, G, Qi, Qj, 0.3, -0.7, threads)
+        _add_row(G_bar, -1.0, Qi, threads)
+        out.append((Gmax, i, second, G.tobytes(), G_bar.tobytes()))
+    assert out[0][1] >= 0 and out[0][2][1] >= 0
+    assert out[0] == out[1]
 
 
 def test_the_solution_of_a_large_solve_meets_its_kkt_conditions():

@@ -34,9 +34,11 @@ Among equal candidates the pass takes the largest index (its last position).
 Kernel rows (``_rows``): from dense features, sparse ones (CSR/CSC arrays) or a kernel
 matrix; for large dense solves in pieces on several threads (issue 32).
 
-Threads (issue 32): with ``threads`` > 1 the passes over an active set of at least
-``PARALLEL_PASS_MIN`` positions — WSS 2's two passes, the gradient update, Ḡ's update — run in
-pieces of ``PASS_PIECE`` positions on numba's threads (``prange``). Each piece finds its own
+Threads (issue 32): with ``threads`` ≥ ``PARALLEL_PASS_THREADS`` the passes over an active set
+of at least ``PARALLEL_PASS_MIN`` positions — WSS 2's two passes, the gradient update, Ḡ's
+update — run in pieces of ``PASS_PIECE`` positions on numba's threads (``prange``); on fewer
+threads only the kernel rows do (parallel regions started three or four times an iteration cost
+two threads more than they gain). Each piece finds its own
 maximum (or least decrease) at its last position, and the pieces are combined in their order by
 the same rule (≥, resp. ≤), so the pair (i, j), and with it every bit of the solve, is that of
 one pass on one thread.
@@ -148,10 +150,12 @@ def _second(act, lo, hi, yA, GA, aA, uA, QDA, Qi, yi, QDi, Gmax):
     return Gmax2, j, obj_diff_min
 
 
-#: Positions of the active set per piece of a pass run on several threads, and the least
-#: active set that is (``docs/decisions.md``).
+#: Positions of the active set per piece of a pass run on several threads, the least active
+#: set that is, and the least number of threads that run the passes in pieces (fewer run them
+#: in one pass and only the kernel rows in pieces; ``docs/decisions.md``).
 PASS_PIECE = 2048
 PARALLEL_PASS_MIN = 8192
+PARALLEL_PASS_THREADS = 4
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -172,7 +176,7 @@ def _second_parallel(act, m, yA, GA, aA, uA, QDA, Qi, yi, QDi, Gmax, best2, wher
 @njit(cache=True, nogil=True)
 def _in_pieces(threads, m):
     """Whether a pass over m positions runs in pieces on several threads."""
-    return threads > 1 and m >= PARALLEL_PASS_MIN
+    return threads >= PARALLEL_PASS_THREADS and m >= PARALLEL_PASS_MIN
 
 
 @njit(cache=True, nogil=True)
@@ -237,8 +241,8 @@ def _select(act, m, yA, GA, aA, uA, QDA, y, QD, X, sq, code, gamma, coef0, degre
             shift, buf, slot_of, row_of, last_used, state):
     """Second-order working-set selection (WSS 2 of Fan, Chen & Lin) over act[:m].
 
-    Returns (i, j, Gmax + Gmax2); j = −1 when no pair improves. With several threads
-    (state[3]) and m ≥ PARALLEL_PASS_MIN, each pass runs in pieces of PASS_PIECE positions
+    Returns (i, j, Gmax + Gmax2); j = −1 when no pair improves. With at least
+    PARALLEL_PASS_THREADS threads (state[3]) and m ≥ PARALLEL_PASS_MIN, each pass runs in pieces of PASS_PIECE positions
     (``_first_pass``, ``_second_pass``): the same (i, j) as one pass, on any number of threads."""
     Gmax, i = _first_pass(act, m, yA, GA, aA, uA, state[3])
     if i < 0:
