@@ -7,6 +7,7 @@
 #   bash benchmarks/all_cores.sh [OUT_DIR]          (default benchmarks/results/all_cores)
 #
 # STAGES (default "one-svm one-svm-2 large-ijcnn1 large-a9a quick") picks and orders the stages;
+# "passes-4" (not in the default) checks PARALLEL_PASS_THREADS on 4 pinned cores (about 2 minutes);
 # the quick suite's cases are small (no kernel row is computed in pieces), so its times do not
 # move with the solver's threads.
 # Environment: PYTHON (default: .venv/bin/python if present, else python3), SVMBOUND_DATA (the
@@ -78,6 +79,20 @@ for s in $stages; do
             taskset -c 0,1 "$PYTHON" benchmarks/one_svm.py --cases a9a --repeats 1 --threads 2 \
             --trainers ours sklearnex --out "$out/one-svm-2cores-a9a.md"
         else echo "== one-svm-2: skipped (no taskset, or 2 cores or fewer)" | tee -a "$out/skipped.txt"; fi ;;
+    passes-4) if command -v taskset > /dev/null && [ "$(nproc)" -ge 4 ]; then
+        # PARALLEL_PASS_THREADS (docs/decisions.md) on 4 pinned cores: our SMO as it is (passes
+        # in pieces from 4 threads) against a copy of the library whose passes run in one piece
+        alt="$(mktemp -d)"; cp -r "$here/svmbound" "$alt/"
+        sed -i 's/^PARALLEL_PASS_THREADS = .*/PARALLEL_PASS_THREADS = 10**6/' \
+            "$alt/svmbound/solvers/_smo.py"
+        for v in pieces one-piece; do
+            [ "$v" = pieces ] && lib="$here" || lib="$alt"
+            stage "passes-4cores-$v" "$(( share / 2 ))" env PYTHONPATH="$lib" NUMBA_NUM_THREADS=4 \
+                OMP_NUM_THREADS=4 taskset -c 0-3 "$PYTHON" benchmarks/one_svm.py --cases ijcnn1 a9a \
+                --repeats 3 1 --threads 4 --trainers ours --out "$out/passes-4cores-$v.md"
+        done
+        rm -rf "$alt"
+        else echo "== passes-4: skipped (no taskset, or fewer than 4 cores)" | tee -a "$out/skipped.txt"; fi ;;
     large-ijcnn1) stage large-ijcnn1 "$share" "$PYTHON" benchmarks/large_data.py --cases ijcnn1 \
         --methods l1 l2 --jobs "$jobs" --out "$out/large-ijcnn1.md" ;;
     large-a9a) stage large-a9a "$share" "$PYTHON" benchmarks/large_data.py --cases a9a \
