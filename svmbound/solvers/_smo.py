@@ -340,8 +340,9 @@ def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shi
     G = Qα + p and Ḡ = Σ_{α_j = u_j} u_j Q_j at the start are given (computed in blocks by the
     caller, updated in place). ``stop`` is a one-element int64 array: when another thread sets
     ``stop[0]`` the loop returns before its next iteration. ``threads``: how many threads the
-    passes over a large active set (``_select``, the gradient update) and, with ``pieces`` (X
-    then Xᵀ: ``_rows``), the kernel rows run on; the result does not depend on it. Returns
+    kernel rows run on with ``pieces`` (X then Xᵀ: ``_rows``), and from PARALLEL_PASS_THREADS
+    the passes over a large active set (``_select``, the gradient update); the result does not
+    depend on it. Returns
     (G, n_iter, violation, n_kernel_rows, interrupted): G is the final (full) gradient; after
     an interruption α is feasible but not optimal and G may be stale on shrunk variables —
     discard the result.
