@@ -38,10 +38,9 @@ Threads (issue 32): with ``threads`` ≥ ``PARALLEL_PASS_THREADS`` the passes ov
 of at least ``PARALLEL_PASS_MIN`` positions — WSS 2's two passes, the gradient update, Ḡ's
 update — run in pieces of ``PASS_PIECE`` positions on numba's threads (``prange``); on fewer
 threads only the kernel rows do (parallel regions started three or four times an iteration cost
-two threads more than they gain). Each piece finds its own
-maximum (or least decrease) at its last position, and the pieces are combined in their order by
-the same rule (≥, resp. ≤), so the pair (i, j), and with it every bit of the solve, is that of
-one pass on one thread.
+two threads more than they gain). Each piece finds its own maximum (or least decrease) at its
+last position, and the pieces are combined in their order by the same rule (≥, resp. ≤), so the
+pair (i, j), and with it every bit of the solve, is that of one pass on one thread.
 """
 
 import numpy as np
@@ -242,8 +241,9 @@ def _select(act, m, yA, GA, aA, uA, QDA, y, QD, X, sq, code, gamma, coef0, degre
     """Second-order working-set selection (WSS 2 of Fan, Chen & Lin) over act[:m].
 
     Returns (i, j, Gmax + Gmax2); j = −1 when no pair improves. With at least
-    PARALLEL_PASS_THREADS threads (state[3]) and m ≥ PARALLEL_PASS_MIN, each pass runs in pieces of PASS_PIECE positions
-    (``_first_pass``, ``_second_pass``): the same (i, j) as one pass, on any number of threads."""
+    PARALLEL_PASS_THREADS threads (state[3]) and m ≥ PARALLEL_PASS_MIN, each pass runs in pieces
+    of PASS_PIECE positions (``_first_pass``, ``_second_pass``): the same (i, j) as one pass, on
+    any number of threads."""
     Gmax, i = _first_pass(act, m, yA, GA, aA, uA, state[3])
     if i < 0:
         return i, -1, -np.inf
@@ -342,10 +342,9 @@ def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shi
     ``stop[0]`` the loop returns before its next iteration. ``threads``: how many threads the
     kernel rows run on with ``pieces`` (X then Xᵀ: ``_rows``), and from PARALLEL_PASS_THREADS
     the passes over a large active set (``_select``, the gradient update); the result does not
-    depend on it. Returns
-    (G, n_iter, violation, n_kernel_rows, interrupted): G is the final (full) gradient; after
-    an interruption α is feasible but not optimal and G may be stale on shrunk variables —
-    discard the result.
+    depend on it. Returns (G, n_iter, violation, n_kernel_rows, interrupted): G is the final
+    (full) gradient; after an interruption α is feasible but not optimal and G may be stale on
+    shrunk variables — discard the result.
     """
     n = y.shape[0]
     n_slots = buf.shape[0]
