@@ -49,10 +49,6 @@ __all__ = ["StopFlag", "SolverInterrupted", "request_stop", "stop_scope", "call_
 #: Seconds between two checks for a KeyboardInterrupt while the main thread waits for a solve.
 POLL_S = 0.05
 
-from signal import SIGINT as _SIGINT
-from signal import getsignal as _getsignal
-from signal import signal as _setsignal
-
 _registry: set = set()
 _registry_lock = threading.Lock()
 _local = threading.local()
@@ -183,16 +179,16 @@ def ctrl_c_outside_the_compiler():
     swapped = False
     if threading.current_thread() is threading.main_thread():
         try:
-            swapped = _getsignal(_SIGINT) is signal.default_int_handler
+            swapped = signal.getsignal(signal.SIGINT) is signal.default_int_handler
             if swapped:
-                _setsignal(_SIGINT, _on_sigint)
+                signal.signal(signal.SIGINT, _on_sigint)
         except ValueError:                  # not the main interpreter
             swapped = False
     try:
         yield
     finally:
-        if swapped and _getsignal(_SIGINT) is _on_sigint:
-            _setsignal(_SIGINT, signal.default_int_handler)
+        if swapped and signal.getsignal(signal.SIGINT) is _on_sigint:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def current_flag() -> StopFlag | None:
@@ -267,17 +263,17 @@ def call_here(fn, *args, flag: StopFlag):
     def defer(signum, frame):   # runs once fn has returned: only remember the signal
         pending.append(signum)
 
-    prev = _getsignal(_SIGINT)
+    prev = signal.getsignal(signal.SIGINT)
     if prev is None:
         return call_interruptibly(fn, *args, flag=flag)
     try:
-        _setsignal(_SIGINT, defer)
+        signal.signal(signal.SIGINT, defer)
     except ValueError:                      # not the main interpreter's main thread
         return call_interruptibly(fn, *args, flag=flag)
     try:
         out = fn(*args)
     finally:
-        _setsignal(_SIGINT, prev)
+        signal.signal(signal.SIGINT, prev)
     if pending:
         try:
             signal.raise_signal(signal.SIGINT)   # the restored handler runs here
