@@ -681,6 +681,26 @@ def test_a_small_solve_in_slices_reaches_the_same_optimum(monkeypatch, loss):
                                atol=1e-6)
 
 
+@pytest.mark.parametrize("every", [1, 7])
+@pytest.mark.parametrize("loss", ["l1", "l2"])
+def test_shrinking_at_any_interval_reaches_the_optimum(cancer_data, monkeypatch, loss, every):
+    """The SMO shrinks every min(n, ``qp.SHRINK_EVERY``) iterations; shrinking at every
+    iteration (or every 7th) still ends at the KKT conditions, checked against a gradient
+    computed afresh from K (a wrong reconstruction of the shrunk variables' gradient fails
+    it), with the objective of the solve at the default interval."""
+    from svmbound.solvers import qp
+
+    X, y = cancer_data
+    kernel = RBFKernel(30.0)
+    C = 10.0
+    ref = solve_svm_dual(X, y, kernel, C, loss=loss, tol=1e-8)
+    monkeypatch.setattr(qp, "SHRINK_EVERY", every)
+    sol = solve_svm_dual(X, y, kernel, C, loss=loss, tol=1e-8)
+    assert sol.converged
+    assert_kkt(sol, y, C, loss, 1e-8, K=kernel.block(X))
+    assert sol.objective == pytest.approx(ref.objective, rel=1e-9)
+
+
 # ---------------------------------------------------------------------------------------------
 # rows of a shared kernel matrix (GramRows)
 

@@ -334,8 +334,9 @@ def _be_shrunk(t, y, G, alpha, ub, Gmax1, Gmax2):
 
 @njit(cache=True, nogil=True)
 def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shift, tol,
-        max_iter, buf, stop, threads=1, pieces=0, shrinking=True):
-    """Solve the QP in place on ``alpha`` (which must be feasible), with LIBSVM's shrinking.
+        max_iter, buf, stop, threads=1, pieces=0, shrinking=True, shrink_every=1000):
+    """Solve the QP in place on ``alpha`` (which must be feasible), with LIBSVM's shrinking,
+    every min(n, ``shrink_every``) iterations (LIBSVM's every min(n, 1000); ``qp.SHRINK_EVERY``).
 
     G = Qα + p and Ḡ = Σ_{α_j = u_j} u_j Q_j at the start are given (computed in blocks by the
     caller, updated in place). ``stop`` is a one-element int64 array: when another thread sets
@@ -368,7 +369,7 @@ def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shi
     pos = np.empty(n, dtype=np.int64)
     _pack(act, m, y, G, alpha, ub, QD, yA, GA, aA, uA, QDA, pos)
     unshrink = False
-    counter = min(n, 1000) + 1
+    counter = min(n, shrink_every) + 1
     n_iter = 0
     violation = np.inf
     interrupted = False
@@ -378,7 +379,7 @@ def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shi
             break
         counter -= 1
         if shrinking and counter == 0:
-            counter = min(n, 1000)
+            counter = min(n, shrink_every)
             # ---- shrinking (LIBSVM do_shrinking) ----
             _unpack(act, m, G, GA)
             Gmax1 = -np.inf
