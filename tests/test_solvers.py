@@ -7,6 +7,8 @@ against its own KKT conditions, recomputed from a kernel matrix built independen
 solver's numba kernel rows.
 """
 
+import os
+
 import numpy as np
 import pytest
 from scipy.optimize import minimize
@@ -574,6 +576,52 @@ def test_tiny_cache_gives_same_solution(dataset, sigma2, loss):
     rt = solve_radius(X, kernel, tol=TOL, cache_size=0.01)
     assert rt.n_kernel_rows > rb.n_kernel_rows
     np.testing.assert_allclose(rt.r2, rb.r2, rtol=1e-6)
+
+
+def _vm_flags(address: int) -> list:
+    """The VmFlags of the mapping of this process that holds ``address`` (Linux smaps)."""
+    mapping = None
+    with open("/proc/self/smaps") as fh:
+        for line in fh:
+            head = line.split()[0]
+            if "-" in head and all(c in "0123456789abcdef-" for c in head):
+                lo, hi = (int(v, 16) for v in head.split("-"))
+                mapping = lo <= address < hi
+            elif mapping and line.startswith("VmFlags:"):
+                return line.split()[1:]
+    raise AssertionError("no mapping holds the address")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/smaps"), reason="Linux smaps needed")
+def test_a_large_row_cache_is_mapped_without_huge_pages(monkeypatch):
+    """From ``qp.LAZY_MIN_BYTES`` the row cache is a mapping of its own advised against
+    transparent huge pages (VmFlags ``nh``), where numpy's np.empty advises them; smaller
+    buffers are np.empty's. The mapping is C-ordered and writable, and goes with the array."""
+    from svmbound.solvers import qp
+
+    big = qp.lazy_empty((4096, 2048), np.float32)          # 32 MiB
+    assert big.shape == (4096, 2048) and big.dtype == np.float32
+    assert big.flags.c_contiguous and big.flags.writeable
+    big[-1, -1] = 1.0
+    assert "nh" in _vm_flags(big.ctypes.data)
+    small = qp.lazy_empty((10, 10), np.float64)
+    assert small.base is None
+    monkeypatch.setattr(qp, "LAZY_MIN_BYTES", 0)
+    assert qp.cache_buffer(300, 200.0).base is not None     # (a view of its mapping)
+
+
+@pytest.mark.parametrize("loss", ["l1", "l2"])
+def test_a_solve_on_a_mapped_cache_is_the_same_solve(cancer_data, monkeypatch, loss):
+    """The row cache on a mapping of its own (``qp.lazy_empty``, every size here) or from
+    np.empty: the same bits of α and the same iterations."""
+    from svmbound.solvers import qp
+
+    X, y = cancer_data
+    monkeypatch.setattr(qp, "LAZY_MIN_BYTES", 2**62)
+    plain = solve_svm_dual(X, y, RBFKernel(30.0), 10.0, loss=loss, tol=TOL)
+    monkeypatch.setattr(qp, "LAZY_MIN_BYTES", 0)
+    mapped = solve_svm_dual(X, y, RBFKernel(30.0), 10.0, loss=loss, tol=TOL)
+    assert np.array_equal(mapped.alpha, plain.alpha) and mapped.n_iter == plain.n_iter
 
 
 @pytest.mark.parametrize("dataset,sigma2,C", [("cancer", 30.0, 1.0), ("cancer", 30.0, 1e2),

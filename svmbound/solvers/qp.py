@@ -7,6 +7,7 @@ Two public solvers live on top of this module:
 from __future__ import annotations
 
 import functools
+import mmap
 import os
 import threading
 from contextlib import contextmanager
@@ -131,11 +132,35 @@ def cache_buffer(n: int, cache_mb) -> np.ndarray:
     (twice as many; LIBSVM always stores Q in float32); as many rows as fit in ``cache_mb`` ×
     :func:`cache_share`. The row type depends on the configured cache alone, not on the share,
     so that the values a solve sees (and its result) do not depend on how many solves run at
-    once: a smaller share only means rows evicted and recomputed. Allocated with ``np.empty``:
-    memory is only touched as rows are filled."""
+    once: a smaller share only means rows evicted and recomputed. Memory is only touched as rows
+    are filled, in base-size pages where the buffer is large (:func:`lazy_empty`)."""
     itemsize = 8 if n_cache_rows(n, cache_mb, 8) >= n else 4   # (validates cache_mb)
     rows = n_cache_rows(n, float(cache_megabytes(cache_mb)) * cache_share(), itemsize)
-    return np.empty((rows, n), dtype=np.float64 if itemsize == 8 else np.float32)
+    return lazy_empty((rows, n), np.float64 if itemsize == 8 else np.float32)
+
+
+#: Arrays of at least this many bytes are made by :func:`lazy_empty` on a mapping of their own:
+#: glibc's largest mmap threshold, above which malloc maps fresh memory for every array anyway
+#: (a smaller one may reuse memory already touched).
+LAZY_MIN_BYTES = 32 * 2**20
+
+
+def lazy_empty(shape, dtype) -> np.ndarray:
+    """``np.empty(shape, dtype)``; from ``LAZY_MIN_BYTES`` on a private anonymous mapping of its
+    own advised against transparent huge pages (``MADV_NOHUGEPAGE``), where the platform has
+    both. numpy advises huge pages for every array of 4 MB or more, so that the first write
+    into each 2 MB of a row cache clears a whole huge page: on a virtual machine whose memory
+    the host backs lazily that cost 3–8 s of system time in one large solve
+    (``docs/decisions.md``, LAZY_MIN_BYTES). The mapping is freed with the array."""
+    dtype = np.dtype(dtype)
+    count = int(np.prod(shape))
+    flags = getattr(mmap, "MAP_PRIVATE", None)
+    advice = getattr(mmap, "MADV_NOHUGEPAGE", None)
+    if count * dtype.itemsize < LAZY_MIN_BYTES or flags is None or advice is None:
+        return np.empty(shape, dtype=dtype)
+    region = mmap.mmap(-1, count * dtype.itemsize, flags=flags)
+    region.madvise(advice)
+    return np.frombuffer(region, dtype=dtype, count=count).reshape(shape)
 
 
 #: The range of a solver tolerance ``tol`` (the SVM's and the radius QP's, hence of every
