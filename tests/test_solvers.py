@@ -610,6 +610,32 @@ def test_a_large_row_cache_is_mapped_without_huge_pages(monkeypatch):
     assert qp.cache_buffer(300, 200.0).base is not None     # (a view of its mapping)
 
 
+@pytest.mark.skipif(not hasattr(__import__("mmap"), "MADV_NOHUGEPAGE"),
+                    reason="a platform with madvise(MADV_NOHUGEPAGE)")
+def test_a_refused_mapping_or_advice_still_gives_the_cache(monkeypatch):
+    """A kernel without transparent huge pages refuses the advice (EINVAL): the mapping is
+    kept; a refused mapping (ENOMEM) falls back to np.empty (whose MemoryError, if any, is
+    the one a user knows). Either way the array has the shape and type asked for."""
+    import mmap
+    import types
+
+    from svmbound.solvers import qp
+
+    class NoAdvice(mmap.mmap):
+        def madvise(self, *args):
+            raise OSError(22, "Invalid argument")
+
+    def refused(*args, **kwargs):
+        raise OSError(12, "Cannot allocate memory")
+
+    for factory, mapped in ((NoAdvice, True), (refused, False)):
+        monkeypatch.setattr(qp, "mmap", types.SimpleNamespace(
+            mmap=factory, MAP_PRIVATE=mmap.MAP_PRIVATE, MADV_NOHUGEPAGE=mmap.MADV_NOHUGEPAGE))
+        a = qp.lazy_empty((4096, 2048), np.float32)
+        assert a.shape == (4096, 2048) and a.dtype == np.float32 and a.flags.writeable
+        assert (a.base is not None) == mapped
+
+
 @pytest.mark.parametrize("loss", ["l1", "l2"])
 def test_a_solve_on_a_mapped_cache_is_the_same_solve(cancer_data, monkeypatch, loss):
     """The row cache on a mapping of its own (``qp.lazy_empty``, every size here) or from

@@ -158,8 +158,14 @@ def lazy_empty(shape, dtype) -> np.ndarray:
     advice = getattr(mmap, "MADV_NOHUGEPAGE", None)
     if count * dtype.itemsize < LAZY_MIN_BYTES or flags is None or advice is None:
         return np.empty(shape, dtype=dtype)
-    region = mmap.mmap(-1, count * dtype.itemsize, flags=flags)
-    region.madvise(advice)
+    try:
+        region = mmap.mmap(-1, count * dtype.itemsize, flags=flags)
+    except OSError:             # refused (ENOMEM): np.empty's MemoryError, or its memory
+        return np.empty(shape, dtype=dtype)
+    try:
+        region.madvise(advice)
+    except OSError:             # a kernel without transparent huge pages: nothing to advise
+        pass
     return np.frombuffer(region, dtype=dtype, count=count).reshape(shape)
 
 
