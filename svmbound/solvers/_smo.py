@@ -334,7 +334,7 @@ def _be_shrunk(t, y, G, alpha, ub, Gmax1, Gmax2):
 
 @njit(cache=True, nogil=True)
 def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shift, tol,
-        max_iter, buf, stop, threads=1, pieces=0, shrinking=True, shrink_every=1000):
+        max_iter, buf, stop, threads=1, pieces=0, shrink_every=1000):
     """Solve the QP in place on ``alpha`` (which must be feasible), with LIBSVM's shrinking,
     every min(n, ``shrink_every``) iterations (LIBSVM's every min(n, 1000); ``qp.SHRINK_EVERY``).
 
@@ -378,7 +378,7 @@ def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shi
             interrupted = True
             break
         counter -= 1
-        if shrinking and counter == 0:
+        if counter == 0:
             counter = min(n, shrink_every)
             # ---- shrinking (LIBSVM do_shrinking) ----
             _unpack(act, m, G, GA)

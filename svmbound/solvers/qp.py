@@ -438,16 +438,14 @@ def _run(args, max_iter: int, buf, flag, n: int, d_eff: float, stall: bool = Fal
     solves run on this thread's ``solve_threads``; those in slices (small) on one."""
     if n > SMALL_ROWS or float(n) * n * max(d_eff, 1.0) > SMALL_WORK:
         return call_interruptibly(_smo_and_offset, *args, max_iter, buf, flag.array,
-                                  solve_threads(), pieces, True, SHRINK_EVERY,
-                                  flag=flag) + (False,)
+                                  solve_threads(), pieces, SHRINK_EVERY, flag=flag) + (False,)
     tol = args[-1]
     total = rows = 0
     ref, since = np.inf, 0          # the lowest violation at a slice end that halved the last
     while True:
         chunk = min(max_iter - total, SLICE_ITER + SLICE_ITER_PER_ROW * n)
         G, n_iter, violation, n_rows, interrupted, rho = call_here(
-            _smo_and_offset, *args, chunk, buf, flag.array, 1, pieces, True, SHRINK_EVERY,
-            flag=flag)
+            _smo_and_offset, *args, chunk, buf, flag.array, 1, pieces, SHRINK_EVERY, flag=flag)
         total += int(n_iter)
         rows += int(n_rows)
         if interrupted or violation < tol or n_iter < chunk or total >= max_iter:
