@@ -154,12 +154,13 @@ def lazy_empty(shape, dtype) -> np.ndarray:
     (``docs/decisions.md``, LAZY_MIN_BYTES). The mapping is freed with the array."""
     dtype = np.dtype(dtype)
     count = int(np.prod(shape))
+    nbytes = count * dtype.itemsize
     flags = getattr(mmap, "MAP_PRIVATE", None)
     advice = getattr(mmap, "MADV_NOHUGEPAGE", None)
-    if count * dtype.itemsize < LAZY_MIN_BYTES or flags is None or advice is None:
+    if nbytes < LAZY_MIN_BYTES or flags is None or advice is None:
         return np.empty(shape, dtype=dtype)
     try:
-        region = mmap.mmap(-1, count * dtype.itemsize, flags=flags)
+        region = mmap.mmap(-1, nbytes, flags=flags)
     except OSError:             # refused (ENOMEM): np.empty's MemoryError, or its memory
         return np.empty(shape, dtype=dtype)
     try:
