@@ -1,12 +1,14 @@
-"""One big SVM at a fixed (C, γ): our SMO against scikit-learn's SVC and scikit-learn-intelex's
-SVC (issue 32 item 2), on ijcnn1 and a9a whole.
+"""One big SVM at a fixed (C, γ): ours (on data this large the block working-set solver,
+``solvers._block``) against scikit-learn's SVC and scikit-learn-intelex's SVC (issue 32 item 2),
+on ijcnn1 and a9a whole.
 
 Each trainer fits the L1-SVM with the RBF kernel at the same (C, γ), tolerance 1e-3 and a
 2,000 MB kernel cache, ``--repeats`` times (median wall time reported); the predictions on the
 test file are compared with SVC's. sklearnex is the benchmarks-only extra; without it its
 column reads "–". The (C, γ) are the default's picks on each set (large_data.py).
-``--threads``: our SMO once per thread count (its kernel rows on that many threads, what
-``BoundSVC(n_jobs=k)`` gives its final training; the solution is the same bits at every count).
+``--threads``: ours once per thread count (its kernel rows and gradient updates on that many
+threads, what ``BoundSVC(n_jobs=k)`` gives its final training; the solution is the same bits at
+every count).
 On a machine of many cores, ``taskset -c 0,1 python benchmarks/one_svm.py --threads 2`` measures
 every trainer on two of them.
 
@@ -26,11 +28,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import data_root, publish  # noqa: E402
-from large_data import intelex_svc, load  # noqa: E402
+from large_data import intelex_svc, load, warm_up_large_solves  # noqa: E402
 
 #: (C, γ) per case: the L1 default's pick on each set whole (large_data.py, 16-core run).
 POINTS = {"ijcnn1": (27.34, 0.6745), "a9a": (5.781, 0.05158)}
-HEADING = "One big SVM: our SMO, SVC and sklearnex's SVC at one (C, γ) (issue 32)"
+HEADING = "One big SVM: ours, SVC and sklearnex's SVC at one (C, γ) (issue 32)"
 
 
 def fit_ours(X, y, C, gamma, threads=1, cache_size=2000):
@@ -64,7 +66,7 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, nargs="+", default=[3],
                     help="fits per trainer, one number for every case or one per case")
     ap.add_argument("--threads", type=int, nargs="+", default=[1],
-                    help="our SMO once per thread count (default 1)")
+                    help="ours once per thread count (default 1)")
     ap.add_argument("--trainers", nargs="+", default=["svc", "ours", "sklearnex"],
                     choices=["svc", "ours", "sklearnex"])
     ap.add_argument("--out", default=None)
@@ -72,21 +74,15 @@ def main(argv=None):
     root = data_root(args.data)
     if root is None:
         return 2
-    from sklearn.datasets import make_classification
     from sklearn.svm import SVC
 
-    from svmbound.kernels._rows import CHUNKED_ROWS_MIN
-
-    warm = make_classification(CHUNKED_ROWS_MIN, 4, random_state=0)
-    for threads in args.threads:     # numba compiles, not timed (rows in pieces: n large), with
-        for mb in (2000, 1):         # float64 rows and with float32 ones (a cache of 1 MB)
-            fit_ours(*warm, 1.0, 0.1, threads, cache_size=mb)
+    warm_up_large_solves()           # numba compiles, not timed
     trainers = {}
     if "svc" in args.trainers:
         trainers["sklearn SVC"] = lambda X, y, C, g: fit_svc(SVC, X, y, C, g)
     if "ours" in args.trainers:
         for threads in args.threads:
-            trainers[f"svmbound SMO, {threads} thread{'s' if threads > 1 else ''}"] = \
+            trainers[f"svmbound, {threads} thread{'s' if threads > 1 else ''}"] = \
                 lambda X, y, C, g, t=threads: fit_ours(X, y, C, g, t)
     intel = intelex_svc() if "sklearnex" in args.trainers else None
     if intel is not None:

@@ -333,6 +333,64 @@ def _be_shrunk(t, y, G, alpha, ub, Gmax1, Gmax2):
 
 
 @njit(cache=True, nogil=True)
+def pair_step(yi, yj, ai, aj, Ci, Cj, Gi, Gj, QDi, QDj, Qij):
+    """The new (α_i, α_j) of LIBSVM's two-variable update (``Solver::Solve``): the Newton step
+    along y_i α_i + y_j α_j = const, clipped to the box [0, C_i] × [0, C_j] (C may be +inf).
+    G_i, G_j: the gradient; QD: Q's diagonal; Qij: Q_ij."""
+    alpha_i, alpha_j = ai, aj
+    if yi != yj:
+        quad = QDi + QDj + 2.0 * Qij
+        if quad <= 0.0:
+            quad = TAU
+        delta = (-Gi - Gj) / quad
+        diff = alpha_i - alpha_j
+        alpha_i += delta
+        alpha_j += delta
+        if diff > 0.0:
+            if alpha_j < 0.0:
+                alpha_j = 0.0
+                alpha_i = diff
+        else:
+            if alpha_i < 0.0:
+                alpha_i = 0.0
+                alpha_j = -diff
+        if Ci < np.inf or Cj < np.inf:
+            if diff > Ci - Cj:
+                if alpha_i > Ci:
+                    alpha_i = Ci
+                    alpha_j = Ci - diff
+            else:
+                if alpha_j > Cj:
+                    alpha_j = Cj
+                    alpha_i = Cj + diff
+    else:
+        quad = QDi + QDj - 2.0 * Qij
+        if quad <= 0.0:
+            quad = TAU
+        delta = (Gi - Gj) / quad
+        total = alpha_i + alpha_j
+        alpha_i -= delta
+        alpha_j += delta
+        if total > Ci:
+            if alpha_i > Ci:
+                alpha_i = Ci
+                alpha_j = total - Ci
+        else:
+            if alpha_j < 0.0:
+                alpha_j = 0.0
+                alpha_i = total
+        if total > Cj:
+            if alpha_j > Cj:
+                alpha_j = Cj
+                alpha_i = total - Cj
+        else:
+            if alpha_i < 0.0:
+                alpha_i = 0.0
+                alpha_j = total
+    return alpha_i, alpha_j
+
+
+@njit(cache=True, nogil=True)
 def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shift, tol,
         max_iter, buf, stop, threads=1, pieces=0, shrink_every=1000):
     """Solve the QP in place on ``alpha`` (which must be feasible), with LIBSVM's shrinking,
@@ -448,55 +506,8 @@ def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shi
         old_j = alpha[j]
         pi = pos[i]
         pj = pos[j]
-        if y[i] != y[j]:
-            quad = QD[i] + QD[j] + 2.0 * Qi[j]
-            if quad <= 0.0:
-                quad = TAU
-            delta = (-GA[pi] - GA[pj]) / quad
-            diff = alpha[i] - alpha[j]
-            alpha[i] += delta
-            alpha[j] += delta
-            if diff > 0.0:
-                if alpha[j] < 0.0:
-                    alpha[j] = 0.0
-                    alpha[i] = diff
-            else:
-                if alpha[i] < 0.0:
-                    alpha[i] = 0.0
-                    alpha[j] = -diff
-            if Ci < np.inf or Cj < np.inf:
-                if diff > Ci - Cj:
-                    if alpha[i] > Ci:
-                        alpha[i] = Ci
-                        alpha[j] = Ci - diff
-                else:
-                    if alpha[j] > Cj:
-                        alpha[j] = Cj
-                        alpha[i] = Cj + diff
-        else:
-            quad = QD[i] + QD[j] - 2.0 * Qi[j]
-            if quad <= 0.0:
-                quad = TAU
-            delta = (GA[pi] - GA[pj]) / quad
-            total = alpha[i] + alpha[j]
-            alpha[i] -= delta
-            alpha[j] += delta
-            if total > Ci:
-                if alpha[i] > Ci:
-                    alpha[i] = Ci
-                    alpha[j] = total - Ci
-            else:
-                if alpha[j] < 0.0:
-                    alpha[j] = 0.0
-                    alpha[i] = total
-            if total > Cj:
-                if alpha[j] > Cj:
-                    alpha[j] = Cj
-                    alpha[i] = total - Cj
-            else:
-                if alpha[i] < 0.0:
-                    alpha[i] = 0.0
-                    alpha[j] = total
+        alpha[i], alpha[j] = pair_step(y[i], y[j], old_i, old_j, Ci, Cj, GA[pi], GA[pj],
+                                       QD[i], QD[j], Qi[j])
         aA[pi] = alpha[i]
         aA[pj] = alpha[j]
         dai = alpha[i] - old_i

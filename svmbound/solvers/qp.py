@@ -20,6 +20,7 @@ from numba import set_num_threads as numba_set_num_threads
 from ..exceptions import ConvergenceWarning
 from ..kernels import GramRows, Kernel, PrecomputedKernel, _row_blocks, smo_rows_data
 from ..kernels._rows import RBF, _probe_parallel
+from ._block import block_smo
 from ._smo import offset, smo
 from .interrupt import SolverInterrupted, StopFlag, call_here, call_interruptibly, current_flag
 
@@ -389,13 +390,14 @@ def initial_gradient(X, y, p, ub, a, kernel: Kernel, scale: float, shift):
     return G, G_bar
 
 
-def _smo_and_offset(*args):
-    """The numba SMO, then the offset ρ (both numba, so both run where ``call_interruptibly``
-    puts them — never in the main thread); numba's thread count for that thread set to the
-    solve's ``threads`` (the argument after ``stop``) when it has more than one."""
+def _solve_and_offset(solver, *args):
+    """The numba ``solver`` (``_smo.smo`` or ``_block.block_smo``), then the offset ρ (both
+    numba, so both run where ``call_interruptibly`` puts them — never in the main thread);
+    numba's thread count for that thread set to the solve's ``threads`` (the argument after
+    ``stop``) when it has more than one."""
     if args[18] > 1:
         numba_set_num_threads(args[18])
-    G, n_iter, violation, n_rows, interrupted = smo(*args)
+    G, n_iter, violation, n_rows, interrupted = solver(*args)
     y, ub, a = args[2], args[4], args[5]
     rho = 0.0 if interrupted else offset(y, G, a, ub)
     return G, n_iter, violation, n_rows, interrupted, rho
@@ -404,6 +406,19 @@ def _smo_and_offset(*args):
 #: Iterations between two shrinking steps of the SMO (``_smo.smo``: every min(n, SHRINK_EVERY);
 #: LIBSVM's min(n, 1000)); the reason for the number: ``docs/decisions.md``.
 SHRINK_EVERY = 100
+
+#: A problem whose kernel rows are computed in pieces (dense features, n ≥
+#: ``kernels._rows.CHUNKED_ROWS_MIN``: ``smo_rows_data``) and whose cache holds 2·BLOCK_SIZE rows
+#: (or all n) is solved by working sets of BLOCK_SIZE variables (``_block.block_smo``) rather than
+#: pairs (``_smo.smo``); the reasons: ``docs/decisions.md``, "block_smo".
+BLOCK_SIZE = 512
+
+
+def uses_blocks(n: int, cache_rows: int, pieces: int) -> bool:
+    """Whether a solve of n rows whose cache holds ``cache_rows`` rows and whose rows are
+    computed in ``pieces`` runs ``_block.block_smo`` (above)."""
+    return bool(pieces) and cache_rows >= min(n, 2 * BLOCK_SIZE)
+
 
 #: A problem of at most SMALL_ROWS rows and SMALL_WORK = n²·(features per row) is solved in the
 #: calling thread, also the main one (``interrupt.call_here``: no hand-off, SIGINT deferred), in
@@ -431,14 +446,18 @@ STALL_SLICES = 4
 
 def _run(args, max_iter: int, buf, flag, n: int, d_eff: float, stall: bool = False,
          pieces: int = 0):
-    """(G, n_iter, violation, n_kernel_rows, interrupted, ρ, stalled) of ``_smo_and_offset``
+    """(G, n_iter, violation, n_kernel_rows, interrupted, ρ, stalled) of ``_solve_and_offset``
     on ``args`` (all but max_iter, the cache and the stop flag): small problems in slices in
     this thread, others handed off (constants above). The slicing depends on the problem alone,
     not on the thread, so a solve gives the same bits in any thread. ``stall``: stop a sliced
     solve that has stalled (``STALL_SLICES``). ``pieces``: ``_smo.smo``'s. The handed-off
     solves run on this thread's ``solve_threads``; those in slices (small) on one."""
+    if uses_blocks(n, buf.shape[0], pieces):
+        return call_interruptibly(_solve_and_offset, block_smo, *args, max_iter, buf,
+                                  flag.array, solve_threads(), pieces, BLOCK_SIZE,
+                                  flag=flag) + (False,)
     if n > SMALL_ROWS or float(n) * n * max(d_eff, 1.0) > SMALL_WORK:
-        return call_interruptibly(_smo_and_offset, *args, max_iter, buf, flag.array,
+        return call_interruptibly(_solve_and_offset, smo, *args, max_iter, buf, flag.array,
                                   solve_threads(), pieces, SHRINK_EVERY, flag=flag) + (False,)
     tol = args[-1]
     total = rows = 0
@@ -446,7 +465,7 @@ def _run(args, max_iter: int, buf, flag, n: int, d_eff: float, stall: bool = Fal
     while True:
         chunk = min(max_iter - total, SLICE_ITER + SLICE_ITER_PER_ROW * n)
         G, n_iter, violation, n_rows, interrupted, rho = call_here(
-            _smo_and_offset, *args, chunk, buf, flag.array, 1, pieces, SHRINK_EVERY, flag=flag)
+            _solve_and_offset, smo, *args, chunk, buf, flag.array, 1, pieces, SHRINK_EVERY, flag=flag)
         total += int(n_iter)
         rows += int(n_rows)
         if interrupted or violation < tol or n_iter < chunk or total >= max_iter:

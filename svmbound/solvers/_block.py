@@ -1,0 +1,412 @@
+"""Numba block working-set solver for the SMO's QP (``_smo``), for large dense problems
+(issue 32).
+
+    min_a  ½ aᵀ Q a + pᵀ a     s.t.  yᵀ a = const,  0 ≤ a_i ≤ u_i  (u_i may be +inf)
+
+with Q_ij = s · y_i y_j (K_ij + h_i δ_ij): the problem, kernel rows, row cache, shrinking and
+stopping rule of ``_smo.smo``, by another path to the optimum — the decomposition of ThunderSVM
+(Wen et al., JMLR 2018) and of oneDAL's "thunder" method. At each outer step
+
+1. LIBSVM's shrinking of the active set (``_smo._be_shrunk``; G of the shrunk variables
+   recomputed by ``_smo._reconstruct`` once the violation is below 10·tol and at the end);
+2. the working set B keeps the active half of the ``size``/2 variables chosen last, and takes
+   the most violating others — alternately the largest −y_t G_t of I_up = {t : y_t α_t may
+   grow} and the least of I_low = {t : y_t α_t may fall} (one pass, a partition, a sort of
+   ``size`` of them); the first step chooses ``size``;
+3. Q_BB: the kept block as it was, the new entries from the features (Xᵀ, the layout of rows
+   in pieces: sums of rows of X_Bᵀ over the non-zero features, as ``_rows._q_piece``);
+4. the sub-problem on B is solved by the SMO's own steps (WSS 2 of Fan, Chen & Lin,
+   ``_smo._first``/``_second``; LIBSVM's clipped pair update ``_smo.pair_step``) until its
+   violation is below max(tol, ``INNER_REL``·its first), or ``INNER_ITER``·|B| steps;
+5. G += Σ_{k ∈ B, Δα_k ≠ 0} Δα_k Q_k over the active set, the rows Q_k from the LRU cache
+   (``_smo._get_row``: computed only for the variables that moved), in pieces of ``PIECE``
+   positions on ``threads`` threads, each entry summed in B's order (the same bits on any
+   number of threads); Ḡ += ±u_k Q_k for each α_k that reached or left its bound u_k.
+
+It stops when the maximal KKT violation over all n, max_{I_up} −y G − min_{I_low} −y G (the
+SMO's Gmax + Gmax2), falls below ``tol``. The SMO pays three passes over the active set for
+every pair step (a9a: 55,000 steps over up to 32,561); here the passes are once an outer step,
+the pair steps stay in B's |B|² block, and only the update reads rows over the active set —
+about one row per pair step (measurements: ``docs/decisions.md``, "block_smo"). ``n_iter``
+counts the inner pair steps (the SMO's iterations); ``max_iter`` caps them. The caller gives a
+cache of at least 2·``size`` rows.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from .._vexp import exp_nonpositive
+from ..kernels._rows import LINEAR, RBF, kernel_diag, shift_at
+from ._smo import (_add_row, _be_shrunk, _first, _get_row, _reconstruct, _second,
+                   pair_step)
+
+#: Inner solve: stop below max(tol, INNER_REL × its first violation), or after INNER_ITER × |B|
+#: pair updates (ThunderSVM's 0.1 and 100; ``docs/decisions.md``).
+INNER_REL = 0.1
+INNER_ITER = 100
+#: Positions of the active set per piece of the gradient update on several threads.
+PIECE = 4096
+
+
+@njit(cache=True, nogil=True)
+def _scores(act, m, y, G, alpha, ub, score):
+    """(up, low) = (max over I_up, min over I_low) of −y_t G_t over the active variables
+    act[:m], and score[k] = −y G of act[k]. The KKT violation is up − low; LIBSVM's shrinking
+    thresholds are Gmax1 = up, Gmax2 = −low."""
+    up = -np.inf
+    low = np.inf
+    for k in range(m):
+        t = act[k]
+        s = -y[t] * G[t]
+        score[k] = s
+        if y[t] > 0:
+            if alpha[t] < ub[t] and s > up:
+                up = s
+            if alpha[t] > 0.0 and s < low:
+                low = s
+        else:
+            if alpha[t] > 0.0 and s > up:
+                up = s
+            if alpha[t] < ub[t] and s < low:
+                low = s
+    return up, low
+
+
+@njit(cache=True, nogil=True)
+def _best(act, m, score, y, alpha, ub, in_ws, want, up, key, var):
+    """The (at most) ``want`` active variables not in the working set with the largest score
+    −yG in I_up (``up``) or the least in I_low, best first: one pass, a partition at the
+    ``want``-th, and a sort of those. Returns their number; they are var[:count]."""
+    c = 0
+    for k in range(m):
+        t = act[k]
+        if in_ws[t]:
+            continue
+        if up:
+            ok = (y[t] > 0 and alpha[t] < ub[t]) or (y[t] < 0 and alpha[t] > 0.0)
+        else:
+            ok = (y[t] > 0 and alpha[t] > 0.0) or (y[t] < 0 and alpha[t] < ub[t])
+        if ok:
+            key[c] = -score[k] if up else score[k]
+            var[c] = t
+            c += 1
+    if c > want:
+        cut = np.partition(key[:c], want - 1)[want - 1]
+        kept = 0
+        for k in range(c):
+            if key[k] <= cut:
+                key[kept] = key[k]
+                var[kept] = var[k]
+                kept += 1
+        c = kept
+    rank = np.argsort(key[:c], kind="mergesort")
+    chosen = var[:c][rank]
+    var[:c] = chosen
+    return min(c, want)
+
+
+@njit(cache=True, nogil=True)
+def _choose(act, m_act, score, y, alpha, ub, in_ws, ws, m, want, key, up_var, low_var):
+    """Append up to ``want`` variables to ws[:m]: alternately the next most violating of I_up
+    (largest −yG) and of I_low (least −yG) among the active ones, skipping those in the
+    working set (a free variable is in both). Returns the new size."""
+    n_up = _best(act, m_act, score, y, alpha, ub, in_ws, want, True, key, up_var)
+    n_low = _best(act, m_act, score, y, alpha, ub, in_ws, want, False, key, low_var)
+    end = m + want
+    i = 0
+    j = 0
+    while m < end and (i < n_up or j < n_low):
+        while i < n_up:
+            t = up_var[i]
+            i += 1
+            if not in_ws[t]:
+                in_ws[t] = True
+                ws[m] = t
+                m += 1
+                break
+        if m == end:
+            break
+        while j < n_low:
+            t = low_var[j]
+            j += 1
+            if not in_ws[t]:
+                in_ws[t] = True
+                ws[m] = t
+                m += 1
+                break
+    return m
+
+
+@njit(cache=True, nogil=True)
+def _inner(QB, yB, GB, aB, uB, QDB, local, tol, max_steps):
+    """The SMO on the working set's sub-problem (positions 0..q−1), in place on aB and GB.
+    Returns the number of pair updates."""
+    q = yB.shape[0]
+    steps = 0
+    eps = tol
+    while True:
+        Gmax, i = _first(local, 0, q, yB, GB, aB, uB)
+        if i < 0:
+            break
+        Gmax2, j, _ = _second(local, 0, q, yB, GB, aB, uB, QDB, QB[i], yB[i], QDB[i], Gmax)
+        if steps == 0:
+            eps = max(tol, INNER_REL * (Gmax + Gmax2))
+        if j < 0 or Gmax + Gmax2 < eps or steps >= max_steps:
+            break
+        steps += 1
+        old_i, old_j = aB[i], aB[j]
+        aB[i], aB[j] = pair_step(yB[i], yB[j], old_i, old_j, uB[i], uB[j], GB[i], GB[j],
+                                 QDB[i], QDB[j], QB[i, j])
+        dai = aB[i] - old_i
+        daj = aB[j] - old_j
+        Qi = QB[i]
+        Qj = QB[j]
+        for k in range(q):
+            GB[k] += Qi[k] * dai + Qj[k] * daj
+    return steps
+
+
+@njit(cache=True, nogil=True)
+def _add_rows(G, buf, slots, delta, act, lo, hi):
+    """G_t += Σ_k delta_k Q_k[t] for t = act[lo:hi], over the k of the working set with
+    delta_k ≠ 0 in its order, two rows at a time (Q_k = buf[slots[k]]); each entry's sum is
+    formed in the same order wherever the piece [lo, hi) runs."""
+    w = hi - lo
+    idx = act[lo:hi]
+    acc = np.zeros(w)
+    first = -1
+    for k in range(slots.shape[0]):
+        if delta[k] == 0.0:
+            continue
+        if first < 0:
+            first = k
+            continue
+        r0 = buf[slots[first]]
+        r1 = buf[slots[k]]
+        d0 = delta[first]
+        d1 = delta[k]
+        for j in range(w):
+            t = idx[j]
+            acc[j] += d0 * r0[t] + d1 * r1[t]
+        first = -1
+    if first >= 0:
+        r0 = buf[slots[first]]
+        d0 = delta[first]
+        for j in range(w):
+            acc[j] += d0 * r0[idx[j]]
+    for j in range(w):
+        G[idx[j]] += acc[j]
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _add_rows_parallel(G, buf, slots, delta, act, m):
+    for c in prange((m + PIECE - 1) // PIECE):
+        _add_rows(G, buf, slots, delta, act, c * PIECE, min(m, (c + 1) * PIECE))
+
+
+@njit(cache=True, nogil=True)
+def _new_entries(Xt, sq, ws, m, keep, code, gamma, coef0, degree, scale, y, QD, XBt, QB):
+    """Q_BB's entries in the rows and columns of ws[keep:m] (the others are the previous
+    step's). XBt[:, k] holds the features of ws[k] (gathered here for the new ones from Xt =
+    Xᵀ, the solver's layout for dense data); ⟨x_a, x_b⟩ for every b as a sum of XBt's rows
+    over the non-zero features of x_a (as ``_rows._q_piece``), then the kernel, the labels, the
+    scale, and Q's diagonal QD on the diagonal."""
+    d = Xt.shape[0]
+    if keep == m:
+        return
+    for f in range(d):
+        row = Xt[f]
+        for k in range(keep, m):
+            XBt[f, k] = row[ws[k]]
+    acc = np.empty(m)
+    bits = np.empty(m, dtype=np.int64)
+    for ka in range(keep, m):
+        acc[:] = 0.0
+        for f in range(d):
+            v = XBt[f, ka]
+            if v != 0.0:
+                src = XBt[f]
+                for b in range(m):
+                    acc[b] += v * src[b]
+        if code == RBF:
+            sqa = sq[ws[ka]]
+            for b in range(m):
+                d2 = sqa + sq[ws[b]] - 2.0 * acc[b]
+                acc[b] = -gamma * d2 if d2 > 0.0 else 0.0
+            exp_nonpositive(acc, bits)
+        elif code != LINEAR:
+            for b in range(m):
+                acc[b] = (gamma * acc[b] + coef0) ** degree
+        ya = y[ws[ka]] * scale
+        for b in range(m):
+            acc[b] *= ya * y[ws[b]]
+        QB[ka, :m] = acc
+        for b in range(keep):
+            QB[b, ka] = acc[b]
+        QB[ka, ka] = QD[ws[ka]]
+    for ka in range(keep, m):
+        for b in range(keep, m):
+            QB[b, ka] = QB[ka, b]
+
+
+@njit(cache=True, nogil=True)
+def _shrink(act, m, y, G, alpha, ub, Gmax1, Gmax2, active):
+    """LIBSVM's shrinking of act[:m] (``_smo._be_shrunk``), keeping the order of those that
+    stay (act[:m] stays sorted); the shrunk ones follow them. Returns the new m."""
+    keep = 0
+    out = np.empty(m, dtype=np.int64)
+    n_out = 0
+    for k in range(m):
+        t = act[k]
+        if _be_shrunk(t, y, G, alpha, ub, Gmax1, Gmax2):
+            active[t] = False
+            out[n_out] = t
+            n_out += 1
+        else:
+            act[keep] = t
+            keep += 1
+    for k in range(n_out):
+        act[keep + k] = out[k]
+    return keep
+
+
+@njit(cache=True, nogil=True)
+def _unshrink(act, m, n, G, G_bar, p, alpha, ub, X, sq, y, code, gamma, coef0, degree,
+              scale, shift, buf, slot_of, row_of, last_used, state, stop, active):
+    """G on the shrunk variables recomputed (``_smo._reconstruct``); every variable active."""
+    _reconstruct(act, m, n, G, G_bar, p, alpha, ub, X, sq, y, code, gamma, coef0, degree,
+                 scale, shift, buf, slot_of, row_of, last_used, state, stop)
+    act.sort()
+    active[:] = True
+    return n
+
+
+@njit(cache=True, nogil=True)
+def block_smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shift, tol,
+              max_iter, buf, stop, threads, pieces, size):
+    """Solve the QP in place on ``alpha`` (feasible) by working sets of ``size`` variables
+    (even; ``buf`` holds at least 2·``size`` rows); X is Xᵀ (``pieces``: dense features laid
+    out for rows in pieces). Arguments and result as ``_smo.smo``'s: (G, n_iter, violation,
+    n_kernel_rows, interrupted); G is the full gradient unless interrupted."""
+    n = y.shape[0]
+    n_slots = buf.shape[0]
+    slot_of = -np.ones(n, dtype=np.int64)
+    row_of = -np.ones(n_slots, dtype=np.int64)
+    last_used = np.zeros(n_slots, dtype=np.int64)
+    state = np.zeros(5, dtype=np.int64)
+    state[3] = threads
+    state[4] = pieces
+    QD = kernel_diag(X, sq, code, gamma, coef0, degree)
+    for t in range(n):
+        QD[t] = scale * (QD[t] + shift_at(shift, t))
+
+    q = size
+    half = q // 2
+    ws = np.empty(q, dtype=np.int64)
+    slots = np.empty(q, dtype=np.int64)
+    in_ws = np.zeros(n, dtype=np.bool_)
+    active = np.ones(n, dtype=np.bool_)
+    act = np.arange(n)
+    m_act = n
+    local = np.arange(q)
+    score = np.empty(n)
+    key = np.empty(n)
+    up_var = np.empty(n, dtype=np.int64)
+    low_var = np.empty(n, dtype=np.int64)
+    kept_at = np.empty(q, dtype=np.int64)
+    QB = np.empty((q, q))
+    QB_old = np.empty((q, q))
+    XBt = np.empty((X.shape[0], q))
+    XBt_old = np.empty((X.shape[0], q))
+    unshrink = False
+    m = 0
+    n_iter = 0
+    violation = np.inf
+    interrupted = False
+    while True:
+        if stop[0] != 0:
+            interrupted = True
+            break
+        up, low = _scores(act, m_act, y, G, alpha, ub, score)
+        violation = up - low
+        if violation < tol or n_iter >= max_iter:
+            if m_act == n:
+                break
+            m_act = _unshrink(act, m_act, n, G, G_bar, p, alpha, ub, X, sq, y, code, gamma,
+                              coef0, degree, scale, shift, buf, slot_of, row_of, last_used,
+                              state, stop, active)
+            if stop[0] != 0:
+                interrupted = True
+                break
+            continue
+        # LIBSVM's shrinking (do_shrinking), once an outer step
+        if not unshrink and violation <= 10.0 * tol:
+            unshrink = True
+            m_act = _unshrink(act, m_act, n, G, G_bar, p, alpha, ub, X, sq, y, code, gamma,
+                              coef0, degree, scale, shift, buf, slot_of, row_of, last_used,
+                              state, stop, active)
+            if stop[0] != 0:
+                interrupted = True
+                break
+        m_act = _shrink(act, m_act, y, G, alpha, ub, up, -low, active)
+        if m_act < n:
+            _scores(act, m_act, y, G, alpha, ub, score)
+        # the working set: the last half chosen that is still active, then the most violating
+        # of the others
+        keep = 0
+        for k in range(m):
+            t = ws[k]
+            in_ws[t] = False
+            if k >= m - half and active[t]:
+                ws[keep] = t
+                kept_at[keep] = k
+                keep += 1
+        QB, QB_old = QB_old, QB
+        XBt, XBt_old = XBt_old, XBt
+        for k in range(keep):
+            in_ws[ws[k]] = True
+        m = _choose(act, m_act, score, y, alpha, ub, in_ws, ws, keep, q - keep, key, up_var,
+                    low_var)
+        # Q_BB: the block of the kept variables as it was, the new ones' entries computed
+        for k in range(keep):
+            XBt[:, k] = XBt_old[:, kept_at[k]]
+            for l in range(keep):
+                QB[k, l] = QB_old[kept_at[k], kept_at[l]]
+        _new_entries(X, sq, ws, m, keep, code, gamma, coef0, degree, scale, y, QD, XBt, QB)
+        yB, GB, aB, uB, QDB = np.empty(m), np.empty(m), np.empty(m), np.empty(m), np.empty(m)
+        for k in range(m):
+            t = ws[k]
+            yB[k] = y[t]
+            GB[k] = G[t]
+            aB[k] = alpha[t]
+            uB[k] = ub[t]
+            QDB[k] = QD[t]
+        steps = _inner(QB, yB, GB, aB, uB, QDB, local[:m], tol, min(INNER_ITER * m,
+                                                                    max_iter - n_iter))
+        n_iter += steps
+        delta = np.zeros(m)
+        for k in range(m):
+            t = ws[k]
+            delta[k] = aB[k] - alpha[t]
+            if delta[k] != 0.0:
+                _get_row(t, X, sq, y, code, gamma, coef0, degree, scale, shift,
+                         buf, slot_of, row_of, last_used, state)
+                slots[k] = slot_of[t]
+            was = alpha[t] >= ub[t]
+            alpha[t] = aB[k]
+            if was != (aB[k] >= ub[t]):     # keep Ḡ = Σ_{α_j = u_j} u_j Q_j over all n
+                _add_row(G_bar, -ub[t] if was else ub[t], buf[slots[k]], threads)
+        if threads > 1:
+            _add_rows_parallel(G, buf, slots[:m], delta, act, m_act)
+        else:
+            _add_rows(G, buf, slots[:m], delta, act, 0, m_act)
+        if steps == 0:          # no pair of the working set improves: the SMO's j = −1
+            if m_act < n:
+                m_act = _unshrink(act, m_act, n, G, G_bar, p, alpha, ub, X, sq, y, code,
+                                  gamma, coef0, degree, scale, shift, buf, slot_of, row_of,
+                                  last_used, state, stop, active)
+            up, low = _scores(act, m_act, y, G, alpha, ub, score)
+            violation = up - low
+            interrupted = stop[0] != 0
+            break
+    return G, n_iter, violation, state[2], interrupted

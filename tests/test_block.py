@@ -1,0 +1,158 @@
+"""The block working-set solver (``solvers._block.block_smo``, issue 32): the solves whose kernel
+rows are computed in pieces run it instead of the pair SMO. Its solution meets the KKT
+conditions recomputed from an independently built kernel matrix and has the SMO's objective to
+the tolerance; its bits do not depend on the threads; it honours the iteration cap and the stop
+flag. ``CHUNKED_ROWS_MIN`` is lowered so that small data take that path."""
+
+import numpy as np
+import pytest
+
+from svmbound.kernels import LinearKernel, PolynomialKernel, RBFKernel, precomputed
+from svmbound.solvers import qp, solve_radius, solve_svm_dual
+from svmbound.solvers._block import block_smo
+from svmbound.solvers.qp import solve_threads_scope
+
+from test_solvers import assert_kkt
+
+
+def _data(n=900, d=6, seed=0, zeros=0.0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d)) * (rng.random((n, d)) >= zeros)
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] + 0.4 * rng.standard_normal(n) > 0, 1.0, -1.0)
+    return X, y
+
+
+@pytest.fixture
+def blocks(monkeypatch):
+    """Rows in pieces (hence the block solver) from 100 rows; counts the block solves."""
+    monkeypatch.setattr(precomputed, "CHUNKED_ROWS_MIN", 100)
+    calls = []
+
+    def counted(*args):
+        calls.append(args[-1])
+        return block_smo(*args)
+    monkeypatch.setattr(qp, "block_smo", counted)
+    return calls
+
+
+def _smo_only(monkeypatch):
+    monkeypatch.setattr(qp, "uses_blocks", lambda n, cache_rows, pieces: False)
+
+
+@pytest.mark.parametrize("size", [512, 16])
+@pytest.mark.parametrize("loss", ["l1", "l2"])
+@pytest.mark.parametrize("kernel", [RBFKernel(sigma2=2.0), LinearKernel(),
+                                    PolynomialKernel(degree=2, coef0=1.0)])
+def test_a_block_solve_meets_the_kkt_conditions(blocks, monkeypatch, kernel, loss, size):
+    """Working sets of 512 (every variable in the first) and of 16 (hundreds of outer steps:
+    the kept halves, the shrinking and the gradient reconstruction at work): the KKT conditions
+    hold on a gradient recomputed from K (which the solver's own gradient must equal), and the
+    objective is the pair SMO's to the tolerance."""
+    monkeypatch.setattr(qp, "BLOCK_SIZE", size)
+    X, y = _data(zeros=0.3)
+    C, tol = 3.0, 1e-6
+    sol = solve_svm_dual(X, y, kernel, C, loss=loss, tol=tol)
+    assert blocks == [size]
+    assert_kkt(sol, y, C, loss, tol, K=kernel.block(X))
+    _smo_only(monkeypatch)
+    ref = solve_svm_dual(X, y, kernel, C, loss=loss, tol=tol)
+    assert blocks == [size]
+    assert sol.objective == pytest.approx(ref.objective, rel=1e-6)
+
+
+@pytest.mark.parametrize("loss", ["l1", "l2"])
+def test_a_weighted_block_solve_and_its_gradient_bar(blocks, monkeypatch, loss):
+    """Per-sample C_i (weights): the KKT conditions of each box, and Ḡ = Σ_{α_j = C_j} C_j Q_j
+    (what a restart at another C reads) equal to Ḡ recomputed from K."""
+    monkeypatch.setattr(qp, "BLOCK_SIZE", 32)
+    X, y = _data(seed=2)
+    w = np.random.default_rng(0).uniform(0.3, 3.0, y.size)
+    kernel, C, tol = RBFKernel(sigma2=1.0), 2.0, 1e-6
+    sol = solve_svm_dual(X, y, kernel, C, loss=loss, tol=tol, weights=w)
+    assert blocks
+    assert sol.converged and sol.max_violation < tol
+    K = kernel.block(X)
+    Q = (y[:, None] * y[None, :]) * K
+    h = 1.0 / (C * w) if loss == "l2" else 0.0
+    G = Q @ sol.alpha + h * sol.alpha - 1.0
+    np.testing.assert_allclose(sol.gradient, G, rtol=0, atol=1e-9 * np.abs(G).max())
+    u = C * w if loss == "l1" else np.full(y.size, np.inf)
+    bounded = sol.alpha >= u
+    if loss == "l1":
+        assert bounded.any()
+    G_bar = Q[:, bounded] @ u[bounded] + np.where(bounded, h * u, 0.0)
+    np.testing.assert_allclose(sol.gradient_bar, G_bar, rtol=0, atol=1e-9 * C * w.max())
+    up = ((y > 0) & (sol.alpha < u)) | ((y < 0) & (sol.alpha > 0))
+    low = ((y > 0) & (sol.alpha > 0)) | ((y < 0) & (sol.alpha < u))
+    assert np.max(-y[up] * G[up]) - np.min(-y[low] * G[low]) < tol + 1e-9
+
+
+def test_a_warm_started_block_solve(blocks, monkeypatch):
+    """A restart at another C from the previous solution (``warm_from``: α scaled, G and Ḡ
+    carried over) reaches the optimum of a cold solve at that C."""
+    monkeypatch.setattr(qp, "BLOCK_SIZE", 64)
+    X, y = _data(seed=3)
+    kernel, tol = RBFKernel(sigma2=3.0), 1e-6
+    first = solve_svm_dual(X, y, kernel, 1.0, loss="l1", tol=tol)
+    warm = solve_svm_dual(X, y, kernel, 4.0, loss="l1", tol=tol, warm_from=first)
+    cold = solve_svm_dual(X, y, kernel, 4.0, loss="l1", tol=tol)
+    assert len(blocks) == 3
+    assert_kkt(warm, y, 4.0, "l1", tol, K=kernel.block(X))
+    assert warm.objective == pytest.approx(cold.objective, rel=1e-7)
+
+
+def test_the_radius_qp_by_blocks(blocks, monkeypatch):
+    """R² (the radius QP, y = e, s = 2, p = −diag K) by blocks is R² by pairs."""
+    monkeypatch.setattr(qp, "BLOCK_SIZE", 32)
+    X, _ = _data(seed=4)
+    kernel = PolynomialKernel(degree=2, coef0=1.0)      # a non-constant diagonal
+    r = solve_radius(X, kernel, tol=1e-8)
+    assert blocks
+    _smo_only(monkeypatch)
+    ref = solve_radius(X, kernel, tol=1e-8)
+    assert r.r2 == pytest.approx(ref.r2, rel=1e-7)
+
+
+@pytest.mark.parametrize("loss", ["l1", "l2"])
+def test_a_block_solve_gives_the_same_bits_on_one_and_two_threads(blocks, monkeypatch, loss):
+    """The gradient update runs in pieces on the threads; each entry's sum is formed in the
+    working set's order, so α, b and G are the same bits on one thread and on two."""
+    monkeypatch.setattr(qp, "BLOCK_SIZE", 32)
+    monkeypatch.setattr("svmbound.solvers._block.PIECE", 64)     # several pieces
+    X, y = _data(n=700, seed=5)
+    sols = []
+    for threads in (1, 2):
+        with solve_threads_scope(threads):
+            sols.append(solve_svm_dual(X, y, RBFKernel(sigma2=1.5), 5.0, loss=loss, tol=1e-4))
+    a, b = sols
+    assert len(blocks) == 2
+    assert a.alpha.tobytes() == b.alpha.tobytes() and a.b == b.b
+    assert a.gradient.tobytes() == b.gradient.tobytes()
+
+
+def test_a_block_solve_stops_at_its_iteration_cap(blocks, monkeypatch):
+    """``max_iter`` caps the inner pair steps: the solve stops there, unconverged, with a
+    feasible α and its full gradient."""
+    monkeypatch.setattr(qp, "BLOCK_SIZE", 32)
+    X, y = _data(seed=6)
+    kernel, C = RBFKernel(sigma2=0.5), 10.0
+    sol = solve_svm_dual(X, y, kernel, C, loss="l1", tol=1e-8, max_iter=40)
+    assert blocks
+    assert not sol.converged and 0 < sol.n_iter <= 40
+    assert np.all((sol.alpha >= 0) & (sol.alpha <= C)) and abs(y @ sol.alpha) < 1e-9
+    G = (y[:, None] * y[None, :]) * kernel.block(X) @ sol.alpha - 1.0
+    np.testing.assert_allclose(sol.gradient, G, rtol=0, atol=1e-9 * np.abs(G).max())
+
+
+def test_a_set_stop_flag_returns_before_any_step():
+    """With the stop flag set the solver returns at once, interrupted, α untouched."""
+    X, y = _data(n=300)
+    Xt = np.ascontiguousarray(X.T)
+    sq = np.einsum("ij,ij->i", X, X)
+    alpha = np.zeros(y.size)
+    out = block_smo(Xt, sq, y, -np.ones(y.size), np.full(y.size, 1.0), alpha, -np.ones(y.size),
+                    np.zeros(y.size), 1, 0.5, 0.0, 3, 1.0, 0.0, 1e-3, 1000,
+                    np.empty((64, y.size)), np.ones(1, dtype=np.int64), 1, 1, 16)
+    G, n_iter, violation, rows, interrupted = out
+    assert interrupted and n_iter == 0 and rows == 0
+    assert not alpha.any()
