@@ -156,3 +156,23 @@ def test_a_set_stop_flag_returns_before_any_step():
     G, n_iter, violation, rows, interrupted = out
     assert interrupted and n_iter == 0 and rows == 0
     assert not alpha.any()
+
+
+@pytest.mark.parametrize("loss", ["l1", "l2"])
+def test_an_svr_solve_by_blocks(blocks, monkeypatch, loss):
+    """The ε-SVR's dual (X stacked twice, 2n variables) by blocks: the pair SMO's objective to
+    the tolerance, and the prediction on the training rows within the tolerance of the pairs'."""
+    from svmbound.solvers.svr import solve_svr_dual
+
+    monkeypatch.setattr(qp, "BLOCK_SIZE", 64)
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((400, 3))
+    z = np.sin(X[:, 0]) + 0.1 * rng.standard_normal(400)
+    kernel = RBFKernel(sigma2=1.0)
+    sol = solve_svr_dual(X, z, kernel, 5.0, 0.05, loss=loss, tol=1e-6)
+    assert blocks and sol.converged
+    _smo_only(monkeypatch)
+    ref = solve_svr_dual(X, z, kernel, 5.0, 0.05, loss=loss, tol=1e-6)
+    assert sol.objective == pytest.approx(ref.objective, rel=1e-6)
+    K = kernel.block(X)
+    np.testing.assert_allclose(K @ sol.beta + sol.b, K @ ref.beta + ref.b, atol=1e-4)
