@@ -36,9 +36,9 @@ import numpy as np
 from numba import njit, prange
 
 from .._vexp import exp_nonpositive
-from ..kernels._rows import LINEAR, RBF, kernel_diag, shift_at
-from ._smo import (_add_row, _be_shrunk, _first, _get_row, _reconstruct, _second,
-                   pair_step)
+from ..kernels._rows import LINEAR, RBF
+from ._smo import (_add_row, _be_shrunk, _first, _get_row, _reconstruct, _second, pair_step,
+                   setup)
 
 #: Inner solve: stop below max(tol, INNER_REL × its first violation), or after INNER_ITER × |B|
 #: pair updates (ThunderSVM's 0.1 and 100; ``docs/decisions.md``).
@@ -106,6 +106,20 @@ def _best(act, m, score, y, alpha, ub, in_ws, want, up, key, var):
 
 
 @njit(cache=True, nogil=True)
+def _take(var, count, i, in_ws, ws, m):
+    """Append to ws[:m] the first of var[i:count] not in the working set. Returns (the
+    position after it, the new size)."""
+    while i < count:
+        t = var[i]
+        i += 1
+        if not in_ws[t]:
+            in_ws[t] = True
+            ws[m] = t
+            return i, m + 1
+    return i, m
+
+
+@njit(cache=True, nogil=True)
 def _choose(act, m_act, score, y, alpha, ub, in_ws, ws, m, want, key, up_var, low_var):
     """Append up to ``want`` variables to ws[:m]: alternately the next most violating of I_up
     (largest −yG) and of I_low (least −yG) among the active ones, skipping those in the
@@ -116,24 +130,9 @@ def _choose(act, m_act, score, y, alpha, ub, in_ws, ws, m, want, key, up_var, lo
     i = 0
     j = 0
     while m < end and (i < n_up or j < n_low):
-        while i < n_up:
-            t = up_var[i]
-            i += 1
-            if not in_ws[t]:
-                in_ws[t] = True
-                ws[m] = t
-                m += 1
-                break
-        if m == end:
-            break
-        while j < n_low:
-            t = low_var[j]
-            j += 1
-            if not in_ws[t]:
-                in_ws[t] = True
-                ws[m] = t
-                m += 1
-                break
+        i, m = _take(up_var, n_up, i, in_ws, ws, m)
+        if m < end:
+            j, m = _take(low_var, n_low, j, in_ws, ws, m)
     return m
 
 
@@ -289,17 +288,8 @@ def block_smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scal
     out for rows in pieces). Arguments and result as ``_smo.smo``'s: (G, n_iter, violation,
     n_kernel_rows, interrupted); G is the full gradient unless interrupted."""
     n = y.shape[0]
-    n_slots = buf.shape[0]
-    slot_of = -np.ones(n, dtype=np.int64)
-    row_of = -np.ones(n_slots, dtype=np.int64)
-    last_used = np.zeros(n_slots, dtype=np.int64)
-    state = np.zeros(5, dtype=np.int64)
-    state[3] = threads
-    state[4] = pieces
-    QD = kernel_diag(X, sq, code, gamma, coef0, degree)
-    for t in range(n):
-        QD[t] = scale * (QD[t] + shift_at(shift, t))
-
+    slot_of, row_of, last_used, state, QD = setup(X, sq, n, code, gamma, coef0, degree, scale,
+                                                  shift, buf, threads, pieces)
     q = size
     half = q // 2
     ws = np.empty(q, dtype=np.int64)

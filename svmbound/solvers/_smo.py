@@ -333,6 +333,23 @@ def _be_shrunk(t, y, G, alpha, ub, Gmax1, Gmax2):
 
 
 @njit(cache=True, nogil=True)
+def setup(X, sq, n, code, gamma, coef0, degree, scale, shift, buf, threads, pieces):
+    """A solve's empty LRU cache bookkeeping (slot_of, row_of, last_used: ``_get_row``), its
+    state [clock, n_filled, misses, threads, pieces], and Q's diagonal QD_t = s·(K_tt + h_t)."""
+    n_slots = buf.shape[0]
+    slot_of = -np.ones(n, dtype=np.int64)
+    row_of = -np.ones(n_slots, dtype=np.int64)
+    last_used = np.zeros(n_slots, dtype=np.int64)
+    state = np.zeros(5, dtype=np.int64)
+    state[3] = threads
+    state[4] = pieces
+    QD = kernel_diag(X, sq, code, gamma, coef0, degree)
+    for i in range(n):
+        QD[i] = scale * (QD[i] + shift_at(shift, i))
+    return slot_of, row_of, last_used, state, QD
+
+
+@njit(cache=True, nogil=True)
 def pair_step(yi, yj, ai, aj, Ci, Cj, Gi, Gj, QDi, QDj, Qij):
     """The new (α_i, α_j) of LIBSVM's two-variable update (``Solver::Solve``): the Newton step
     along y_i α_i + y_j α_j = const, clipped to the box [0, C_i] × [0, C_j] (C may be +inf).
@@ -406,18 +423,8 @@ def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shi
     shrunk variables — discard the result.
     """
     n = y.shape[0]
-    n_slots = buf.shape[0]
-    slot_of = -np.ones(n, dtype=np.int64)
-    row_of = -np.ones(n_slots, dtype=np.int64)
-    last_used = np.zeros(n_slots, dtype=np.int64)
-    state = np.zeros(5, dtype=np.int64)
-    state[3] = threads
-    state[4] = pieces
-
-    QD = kernel_diag(X, sq, code, gamma, coef0, degree)
-    for i in range(n):
-        QD[i] = scale * (QD[i] + shift_at(shift, i))
-
+    slot_of, row_of, last_used, state, QD = setup(X, sq, n, code, gamma, coef0, degree, scale,
+                                                  shift, buf, threads, pieces)
 
     act = np.arange(n)
     m = n
