@@ -319,25 +319,22 @@ def block_smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scal
             break
         up, low = _scores(act, m_act, y, G, alpha, ub, score)
         violation = up - low
-        if violation < tol or n_iter >= max_iter:
-            if m_act == n:
-                break
+        # optimal on the active set: check on every variable; LIBSVM's shrinking
+        # (do_shrinking) once an outer step, every variable back once the violation is below
+        # 10·tol
+        done = violation < tol or n_iter >= max_iter
+        if done and m_act == n:
+            break
+        if done or (not unshrink and violation <= 10.0 * tol):
+            unshrink = unshrink or not done
             m_act = _unshrink(act, m_act, n, G, G_bar, p, alpha, ub, X, sq, y, code, gamma,
                               coef0, degree, scale, shift, buf, slot_of, row_of, last_used,
                               state, stop, active)
             if stop[0] != 0:
                 interrupted = True
                 break
-            continue
-        # LIBSVM's shrinking (do_shrinking), once an outer step
-        if not unshrink and violation <= 10.0 * tol:
-            unshrink = True
-            m_act = _unshrink(act, m_act, n, G, G_bar, p, alpha, ub, X, sq, y, code, gamma,
-                              coef0, degree, scale, shift, buf, slot_of, row_of, last_used,
-                              state, stop, active)
-            if stop[0] != 0:
-                interrupted = True
-                break
+            if done:
+                continue
         m_act = _shrink(act, m_act, y, G, alpha, ub, up, -low, active)
         if m_act < n:
             _scores(act, m_act, y, G, alpha, ub, score)
