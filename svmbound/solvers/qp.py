@@ -1,4 +1,5 @@
-"""Python face of the numba SMO: validated inputs, cache sizing, result objects.
+"""Python face of the numba solvers (the pair SMO, ``_smo``; by working sets on large dense
+data, ``_block``): validated inputs, cache sizing, the choice of solver, result objects.
 
 Two public solvers live on top of this module:
 ``svm.solve_svm_dual`` (Chung 1.5 / 1.7) and ``radius.solve_radius`` (Chung 1.3 / 1.8).
