@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# All cores, measured (issue 32): one big SVM (our SMO on one and on every core, sklearnex's SVC;
+# All cores, measured (issue 32): one big SVM (ours on one and on every core, sklearnex's SVC;
 # then every trainer pinned to two cores, stock SVC with them), the large-data benchmark (ijcnn1
 # whole, a9a whole) and the quick peer suite with every method on every core, each table
 # written into one folder as it finishes.
@@ -7,7 +7,8 @@
 #   bash benchmarks/all_cores.sh [OUT_DIR]          (default benchmarks/results/all_cores)
 #
 # STAGES (default "one-svm one-svm-2 large-ijcnn1 large-a9a quick") picks and orders the stages;
-# "passes-4" (not in the default) checks PARALLEL_PASS_THREADS on 4 pinned cores (about 2 minutes);
+# "pairs" (not in the default) times one big SVM by blocks (the library as it is, solvers/_block.py)
+# against a copy that solves it by pairs (the SMO) on every core (about 3 minutes);
 # the quick suite's cases are small (no kernel row is computed in pieces), so its times do not
 # move with the solver's threads.
 # Environment: PYTHON (default: .venv/bin/python if present, else python3), SVMBOUND_DATA (the
@@ -79,20 +80,19 @@ for s in $stages; do
             taskset -c 0,1 "$PYTHON" benchmarks/one_svm.py --cases a9a --repeats 1 --threads 2 \
             --trainers ours sklearnex --out "$out/one-svm-2cores-a9a.md"
         else echo "== one-svm-2: skipped (no taskset, or 2 cores or fewer)" | tee -a "$out/skipped.txt"; fi ;;
-    passes-4) if command -v taskset > /dev/null && [ "$(nproc)" -ge 4 ]; then
-        # PARALLEL_PASS_THREADS (docs/decisions.md) on 4 pinned cores: our SMO as it is (passes
-        # in pieces from 4 threads) against a copy of the library whose passes run in one piece
+    pairs)
+        # the block solver (docs/decisions.md, "block_smo") against the pair SMO on every core:
+        # a copy of the library whose qp.uses_blocks is always False
         alt="$(mktemp -d)"; cp -r "$here/svmbound" "$alt/"
-        sed -i 's/^PARALLEL_PASS_THREADS = .*/PARALLEL_PASS_THREADS = 10**6/' \
-            "$alt/svmbound/solvers/_smo.py"
-        for v in pieces one-piece; do
-            [ "$v" = pieces ] && lib="$here" || lib="$alt"
-            stage "passes-4cores-$v" "$(( share / 2 ))" env PYTHONPATH="$lib" NUMBA_NUM_THREADS=4 \
-                OMP_NUM_THREADS=4 taskset -c 0-3 "$PYTHON" benchmarks/one_svm.py --cases ijcnn1 a9a \
-                --repeats 3 1 --threads 4 --trainers ours --out "$out/passes-4cores-$v.md"
+        sed -i 's/^    return bool(pieces) and cache_rows >= .*/    return False/' \
+            "$alt/svmbound/solvers/qp.py"
+        for v in blocks pairs; do
+            [ "$v" = blocks ] && lib="$here" || lib="$alt"
+            stage "one-svm-$v" "$(( share / 2 ))" env PYTHONPATH="$lib" "$PYTHON" \
+                benchmarks/one_svm.py --cases ijcnn1 a9a --repeats 3 1 --threads "$jobs" \
+                --trainers ours --out "$out/one-svm-$v.md"
         done
-        rm -rf "$alt"
-        else echo "== passes-4: skipped (no taskset, or fewer than 4 cores)" | tee -a "$out/skipped.txt"; fi ;;
+        rm -rf "$alt" ;;
     large-ijcnn1) stage large-ijcnn1 "$share" "$PYTHON" benchmarks/large_data.py --cases ijcnn1 \
         --methods l1 l2 --jobs "$jobs" --out "$out/large-ijcnn1.md" ;;
     large-a9a) stage large-a9a "$share" "$PYTHON" benchmarks/large_data.py --cases a9a \
