@@ -9,10 +9,10 @@ stopping rule of ``_smo.smo``, by another path to the optimum — the decomposit
 
 1. LIBSVM's shrinking of the active set (``_smo._be_shrunk``; G of the shrunk variables
    recomputed by ``_smo._reconstruct`` once the violation is below 10·tol and at the end);
-2. the working set B keeps the active half of the ``size``/2 variables chosen last, and takes
-   the most violating others — alternately the largest −y_t G_t of I_up = {t : y_t α_t may
-   grow} and the least of I_low = {t : y_t α_t may fall} (one pass, a partition, a sort of
-   ``size`` of them); the first step chooses ``size``;
+2. the working set B keeps those of the last ``size``/2 variables chosen that are still active,
+   and takes the most violating others — alternately the largest −y_t G_t of I_up = {t : y_t α_t
+   may grow} and the least of I_low = {t : y_t α_t may fall} (one pass, a partition, a sort of
+   at most ``size`` of them); the first step chooses ``size``;
 3. Q_BB: the kept block as it was, the new entries from the features (Xᵀ, the layout of rows
    in pieces: sums of rows of X_Bᵀ over the non-zero features, as ``_rows._q_piece``);
 4. the sub-problem on B is solved by the SMO's own steps (WSS 2 of Fan, Chen & Lin,
@@ -29,7 +29,7 @@ every pair step (a9a: 55,000 steps over up to 32,561); here the passes are once 
 the pair steps stay in B's |B|² block, and only the update reads rows over the active set —
 about one row per pair step (measurements: ``docs/decisions.md``, "block_smo"). ``n_iter``
 counts the inner pair steps (the SMO's iterations); ``max_iter`` caps them. The caller gives a
-cache of at least 2·``size`` rows.
+cache of at least 2·``size`` rows, or of all n (``qp.uses_blocks``).
 """
 
 import numpy as np
@@ -41,7 +41,8 @@ from ._smo import (_add_row, _be_shrunk, _first, _get_row, _reconstruct, _second
                    setup)
 
 #: Inner solve: stop below max(tol, INNER_REL × its first violation), or after INNER_ITER × |B|
-#: pair updates (ThunderSVM's 0.1 and 100; ``docs/decisions.md``).
+#: pair updates (ThunderSVM's 0.1 — the form of its ν-SVM; its C-SVM's takes the min — and its
+#: 100·|B| without its floor of 100,000; not tuned here: ``docs/decisions.md``).
 INNER_REL = 0.1
 INNER_ITER = 100
 #: Positions of the active set per piece of the gradient update on several threads.
