@@ -176,3 +176,19 @@ def test_an_svr_solve_by_blocks(blocks, monkeypatch, loss):
     assert sol.objective == pytest.approx(ref.objective, rel=1e-6)
     K = kernel.block(X)
     np.testing.assert_allclose(K @ sol.beta + sol.b, K @ ref.beta + ref.b, atol=1e-4)
+
+
+def test_request_stop_ends_a_long_block_solve_within_a_fraction_of_a_second(blocks, monkeypatch):
+    """A stop request reaches the block solver between its outer steps and between the rows of
+    one: a solve of seconds ends within half a second of it."""
+    from _stopper import stopped_solve
+    from sklearn.datasets import make_classification
+
+    monkeypatch.setattr(qp, "BLOCK_SIZE", 64)
+    X, y = make_classification(n_samples=3000, n_features=10, n_informative=6, flip_y=0.2,
+                               random_state=0)
+    y = np.where(y == 1, 1.0, -1.0)
+    kernel = RBFKernel(sigma2=5.0)
+    late = stopped_solve(lambda: solve_svm_dual(X, y, kernel, np.exp(7.0), loss="l1", tol=1e-6))
+    assert blocks
+    assert late < 0.5

@@ -372,14 +372,21 @@ def block_smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scal
         steps = _inner(QB, yB, GB, aB, uB, QDB, local[:m], tol, min(INNER_ITER * m,
                                                                     max_iter - n_iter))
         n_iter += steps
+        # the rows of the variables that moved (a stop between them leaves α as it was: the
+        # block's changes keep yᵀα only all together)
         delta = np.zeros(m)
         for k in range(m):
             t = ws[k]
             delta[k] = aB[k] - alpha[t]
-            if delta[k] != 0.0:
+            if delta[k] != 0.0 and stop[0] == 0:
                 _get_row(t, X, sq, y, code, gamma, coef0, degree, scale, shift,
                          buf, slot_of, row_of, last_used, state)
                 slots[k] = slot_of[t]
+        if stop[0] != 0:
+            interrupted = True
+            break
+        for k in range(m):
+            t = ws[k]
             was = alpha[t] >= ub[t]
             alpha[t] = aB[k]
             if was != (aB[k] >= ub[t]):     # keep Ḡ = Σ_{α_j = u_j} u_j Q_j over all n
