@@ -449,7 +449,7 @@ def _run(args, max_iter: int, buf, flag, n: int, d_eff: float, stall: bool = Fal
          pieces: int = 0):
     """(G, n_iter, violation, n_kernel_rows, interrupted, ρ, stalled) of ``_solve_and_offset``
     on ``args`` (all but max_iter, the cache and the stop flag): small problems in slices in
-    this thread, others handed off (constants above). The slicing depends on the problem alone,
+    this thread, others handed off, by working sets where ``uses_blocks`` (constants above). The slicing depends on the problem alone,
     not on the thread, so a solve gives the same bits in any thread. ``stall``: stop a sliced
     solve that has stalled (``STALL_SLICES``). ``pieces``: ``_smo.smo``'s. The handed-off
     solves run on this thread's ``solve_threads``; those in slices (small) on one."""
@@ -466,7 +466,8 @@ def _run(args, max_iter: int, buf, flag, n: int, d_eff: float, stall: bool = Fal
     while True:
         chunk = min(max_iter - total, SLICE_ITER + SLICE_ITER_PER_ROW * n)
         G, n_iter, violation, n_rows, interrupted, rho = call_here(
-            _solve_and_offset, smo, *args, chunk, buf, flag.array, 1, pieces, SHRINK_EVERY, flag=flag)
+            _solve_and_offset, smo, *args, chunk, buf, flag.array, 1, pieces, SHRINK_EVERY,
+            flag=flag)
         total += int(n_iter)
         rows += int(n_rows)
         if interrupted or violation < tol or n_iter < chunk or total >= max_iter:
