@@ -210,7 +210,8 @@ def _new_entries(Xt, sq, ws, m, keep, code, gamma, coef0, degree, scale, y, QD, 
     step's). XBt[:, k] holds the features of ws[k] (gathered here for the new ones from Xt =
     Xᵀ, the solver's layout for dense data); ⟨x_a, x_b⟩ for every b as a sum of XBt's rows
     over the non-zero features of x_a (as ``_rows._q_piece``), then the kernel, the labels, the
-    scale, and Q's diagonal QD on the diagonal."""
+    scale, and Q's diagonal QD on the diagonal. Entries between two new variables are those of
+    the row computed for each (equal to rounding)."""
     d = Xt.shape[0]
     if keep == m:
         return
@@ -218,35 +219,43 @@ def _new_entries(Xt, sq, ws, m, keep, code, gamma, coef0, degree, scale, y, QD, 
         row = Xt[f]
         for k in range(keep, m):
             XBt[f, k] = row[ws[k]]
+    sqB = np.empty(m)
+    yB = np.empty(m)
+    for b in range(m):
+        sqB[b] = sq[ws[b]]
+        yB[b] = y[ws[b]]
     acc = np.empty(m)
     bits = np.empty(m, dtype=np.int64)
+    nz = np.empty(d, dtype=np.int64)
     for ka in range(keep, m):
-        acc[:] = 0.0
+        n_nz = 0
         for f in range(d):
+            if XBt[f, ka] != 0.0:
+                nz[n_nz] = f
+                n_nz += 1
+        acc[:] = 0.0
+        for t in range(n_nz):
+            f = nz[t]
             v = XBt[f, ka]
-            if v != 0.0:
-                src = XBt[f]
-                for b in range(m):
-                    acc[b] += v * src[b]
-        if code == RBF:
-            sqa = sq[ws[ka]]
+            src = XBt[f]
             for b in range(m):
-                d2 = sqa + sq[ws[b]] - 2.0 * acc[b]
+                acc[b] += v * src[b]
+        if code == RBF:
+            sqa = sqB[ka]
+            for b in range(m):
+                d2 = sqa + sqB[b] - 2.0 * acc[b]
                 acc[b] = -gamma * d2 if d2 > 0.0 else 0.0
             exp_nonpositive(acc, bits)
         elif code != LINEAR:
             for b in range(m):
                 acc[b] = (gamma * acc[b] + coef0) ** degree
-        ya = y[ws[ka]] * scale
+        ya = yB[ka] * scale
         for b in range(m):
-            acc[b] *= ya * y[ws[b]]
+            acc[b] *= ya * yB[b]
         QB[ka, :m] = acc
         for b in range(keep):
             QB[b, ka] = acc[b]
         QB[ka, ka] = QD[ws[ka]]
-    for ka in range(keep, m):
-        for b in range(keep, m):
-            QB[b, ka] = QB[ka, b]
 
 
 @njit(cache=True, nogil=True)
