@@ -56,6 +56,15 @@ def load(root, name):
     return np.asarray(X), y, np.asarray(Xt), yt
 
 
+def sample_rows(X, y, n_rows):
+    """A stratified sample of ``n_rows`` training rows (seed 0), in their order (``--rows``)."""
+    from sklearn.model_selection import train_test_split
+
+    keep, _ = train_test_split(np.arange(y.size), train_size=n_rows, stratify=y, random_state=0)
+    keep = np.sort(keep)
+    return X[keep], y[keep]
+
+
 def warm_up_large_solves():
     """Let numba compile (untimed) what a solve of n ≥ CHUNKED_ROWS_MIN rows runs: rows in
     pieces, the block solver on float64 rows (2,000 MB) and on float32 ones (300 MB), the pair
@@ -162,12 +171,7 @@ def main(argv=None):
     for name, n_rows in cases:
         X, y, Xt, yt = load(root, name)
         if n_rows is not None and n_rows < y.size:
-            from sklearn.model_selection import train_test_split
-
-            keep, _ = train_test_split(np.arange(y.size), train_size=n_rows, stratify=y,
-                                       random_state=0)
-            keep = np.sort(keep)
-            X, y = X[keep], y[keep]
+            X, y = sample_rows(X, y, n_rows)
         for m in args.methods:
             if m in ("l2", "l1"):
                 est, t = run_ours(m, X, y, args.jobs, args.cache_size)

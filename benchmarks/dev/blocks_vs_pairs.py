@@ -30,7 +30,7 @@ sys.path.insert(0, str(here.parents[1]))  # benchmarks/
 
 def one_solve(args) -> dict:
     """Solve once in this process (``--child``) and return what the parent prints."""
-    from large_data import load, warm_up_large_solves
+    from large_data import load, sample_rows, warm_up_large_solves
 
     from svmbound._blas import limit_blas
     from svmbound.kernels import RBFKernel
@@ -43,12 +43,7 @@ def one_solve(args) -> dict:
     X, y, _, _ = load(root, args.case)
     y = np.where(y > 0, 1.0, -1.0)
     if args.rows:
-        from sklearn.model_selection import train_test_split
-
-        keep, _ = train_test_split(np.arange(y.size), train_size=args.rows, stratify=y,
-                                   random_state=0)
-        keep = np.sort(keep)
-        X, y = X[keep], y[keep]
+        X, y = sample_rows(X, y, args.rows)
     if args.child == "pairs":
         qp.uses_blocks = lambda n, cache_rows, pieces: False
     warm_up_large_solves()

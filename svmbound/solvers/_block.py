@@ -37,8 +37,8 @@ from numba import njit, prange
 
 from .._vexp import exp_nonpositive
 from ..kernels._rows import LINEAR, RBF
-from ._smo import (_add_row, _be_shrunk, _first, _get_row, _reconstruct, _second, pair_step,
-                   setup)
+from ._smo import (_add_row, _be_shrunk, _first, _get_row, _reconstruct, _scores, _second,
+                   in_low, in_up, pair_step, setup)
 
 #: Inner solve: stop below max(tol, INNER_REL × its first violation), or after INNER_ITER × |B|
 #: pair updates (ThunderSVM's 0.1 — the form of its ν-SVM; its C-SVM's takes the min — and its
@@ -47,30 +47,6 @@ INNER_REL = 0.1
 INNER_ITER = 100
 #: Positions of the active set per piece of the gradient update on several threads.
 PIECE = 4096
-
-
-@njit(cache=True, nogil=True)
-def _scores(act, m, y, G, alpha, ub, score):
-    """(up, low) = (max over I_up, min over I_low) of −y_t G_t over the active variables
-    act[:m], and score[k] = −y G of act[k]. The KKT violation is up − low; LIBSVM's shrinking
-    thresholds are Gmax1 = up, Gmax2 = −low."""
-    up = -np.inf
-    low = np.inf
-    for k in range(m):
-        t = act[k]
-        s = -y[t] * G[t]
-        score[k] = s
-        if y[t] > 0:
-            if alpha[t] < ub[t] and s > up:
-                up = s
-            if alpha[t] > 0.0 and s < low:
-                low = s
-        else:
-            if alpha[t] > 0.0 and s > up:
-                up = s
-            if alpha[t] < ub[t] and s < low:
-                low = s
-    return up, low
 
 
 @njit(cache=True, nogil=True)
@@ -83,11 +59,7 @@ def _best(act, m, score, y, alpha, ub, in_ws, want, up, key, var):
         t = act[k]
         if in_ws[t]:
             continue
-        if up:
-            ok = (y[t] > 0 and alpha[t] < ub[t]) or (y[t] < 0 and alpha[t] > 0.0)
-        else:
-            ok = (y[t] > 0 and alpha[t] > 0.0) or (y[t] < 0 and alpha[t] < ub[t])
-        if ok:
+        if in_up(y[t], alpha[t], ub[t]) if up else in_low(y[t], alpha[t], ub[t]):
             key[c] = -score[k] if up else score[k]
             var[c] = t
             c += 1

@@ -333,6 +333,36 @@ def _be_shrunk(t, y, G, alpha, ub, Gmax1, Gmax2):
 
 
 @njit(cache=True, nogil=True)
+def in_up(yt, at, ut):
+    """Whether y_t α_t may grow: t ∈ I_up = {y = +1, α < u} ∪ {y = −1, α > 0}."""
+    return (yt > 0 and at < ut) or (yt < 0 and at > 0.0)
+
+
+@njit(cache=True, nogil=True)
+def in_low(yt, at, ut):
+    """Whether y_t α_t may fall: t ∈ I_low = {y = +1, α > 0} ∪ {y = −1, α < u}."""
+    return (yt > 0 and at > 0.0) or (yt < 0 and at < ut)
+
+
+@njit(cache=True, nogil=True)
+def _scores(act, m, y, G, alpha, ub, score):
+    """(up, low) = (max over I_up, min over I_low) of −y_t G_t over the active variables
+    act[:m], and score[k] = −y G of act[k]. The KKT violation is up − low; LIBSVM's shrinking
+    thresholds are Gmax1 = up, Gmax2 = −low."""
+    up = -np.inf
+    low = np.inf
+    for k in range(m):
+        t = act[k]
+        s = -y[t] * G[t]
+        score[k] = s
+        if in_up(y[t], alpha[t], ub[t]) and s > up:
+            up = s
+        if in_low(y[t], alpha[t], ub[t]) and s < low:
+            low = s
+    return up, low
+
+
+@njit(cache=True, nogil=True)
 def setup(X, sq, n, code, gamma, coef0, degree, scale, shift, buf, threads, pieces):
     """A solve's empty LRU cache bookkeeping (slot_of, row_of, last_used: ``_get_row``), its
     state [clock, n_filled, misses, threads, pieces], and Q's diagonal QD_t = s·(K_tt + h_t)."""
@@ -432,6 +462,7 @@ def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shi
     # variable lives in GA until the active set changes (shrinking, reconstruction, the end)
     yA, GA, aA, uA, QDA = (np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n))
     pos = np.empty(n, dtype=np.int64)
+    score = np.empty(n)             # (``_scores``'s −yG, unused here)
     _pack(act, m, y, G, alpha, ub, QD, yA, GA, aA, uA, QDA, pos)
     unshrink = False
     counter = min(n, shrink_every) + 1
@@ -447,20 +478,8 @@ def smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shi
             counter = min(n, shrink_every)
             # ---- shrinking (LIBSVM do_shrinking) ----
             _unpack(act, m, G, GA)
-            Gmax1 = -np.inf
-            Gmax2 = -np.inf
-            for k in range(m):
-                t = act[k]
-                if y[t] > 0:
-                    if alpha[t] < ub[t] and -G[t] >= Gmax1:
-                        Gmax1 = -G[t]
-                    if alpha[t] > 0.0 and G[t] >= Gmax2:
-                        Gmax2 = G[t]
-                else:
-                    if alpha[t] < ub[t] and -G[t] >= Gmax2:
-                        Gmax2 = -G[t]
-                    if alpha[t] > 0.0 and G[t] >= Gmax1:
-                        Gmax1 = G[t]
+            Gmax1, low = _scores(act, m, y, G, alpha, ub, score)
+            Gmax2 = -low
             if not unshrink and Gmax1 + Gmax2 <= tol * 10.0:
                 unshrink = True
                 _reconstruct(act, m, n, G, G_bar, p, alpha, ub, X, sq, y, code, gamma, coef0,
