@@ -285,6 +285,17 @@ def test_the_stop_rule_of_the_per_feature_search():
     assert not stop([10.0, 10.0 - step, 10.0 - step])
     assert not stop([0.0, 0.0, 0.0])                      # no fall can be measured
     assert ard_stop(dataclasses.replace(DEFAULT_CONFIG, ard_stop_factor=None)) is None
+    # the pace is the largest fall of the last ard_stop_window evaluations: a first step of
+    # 0.1 props up a search that then falls 0.01 an evaluation only while it is in the window
+    w = DEFAULT_CONFIG.ard_stop_window
+    assert w is not None and w >= 1
+    path = [10.0, 9.0] + [9.0 - 0.1 * i for i in range(1, w + 1)]
+    k = len(path) - 1                                     # falls 0.1, then w of 0.01
+    assert 0.1 + 0.01 * w + 0.1 * c * (m + 1 - k) >= g           # the first step's pace: on
+    assert 0.1 + 0.01 * w + 0.01 * c * (m + 1 - k) < g            # the recent pace: stop
+    assert stop(path) and not stop(path[:-1])             # (the first step still in the window)
+    every = ard_stop(dataclasses.replace(DEFAULT_CONFIG, ard_stop_window=None))
+    assert not every(path)
 
 
 def test_a_stopped_per_feature_search_changes_nothing_but_its_length():

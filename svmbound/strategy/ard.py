@@ -20,11 +20,13 @@ Its minimum becomes a candidate only when the bound fell by ``config.ard_min_gai
 its isotropic minimum in the search: where it fell less, per-feature widths did not pay on any
 case measured (``docs/decisions.md``; on ijcnn1 a smaller fall was validated on 20,000 honest
 hold-out rows and lost 1.8 points on the test file), and the candidate's CV is not made. So the
-search stops (:func:`ard_stop`) once even the largest fall one of its evaluations has made,
-repeated at every evaluation left, could not bring it to that 40 %: after k ≥ 2 evaluations
-beyond the start, with fall g_k = 1 − min_{j≤k} f_j/f_0 and largest step Δ = max_j (g_j − g_{j−1}),
-it stops when g_k + c·Δ·(m + 1 − k) < ``ard_min_gain`` (m = ``ard_max_fev``, c =
-``config.ard_stop_factor``). It is an extrapolation, not a bound: on every case measured the
+search stops (:func:`ard_stop`) once even its recent pace — the largest fall one of its last w
+evaluations has made — repeated at every evaluation left, could not bring it to that 40 %: after
+k ≥ 2 evaluations beyond the start, with fall g_k = 1 − min_{j≤k} f_j/f_0 and pace
+Δ = max_{k−w<j≤k} (g_j − g_{j−1}), it stops when g_k + c·Δ·(m + 1 − k) < ``ard_min_gain``
+(m = ``ard_max_fev``, c = ``config.ard_stop_factor``, w = ``config.ard_stop_window``; the
+first step, often L-BFGS-B's largest, no longer props up a search that has slowed). It is an
+extrapolation, not a bound: on every case measured the
 searches it stopped would have ended below 40 % (the same picks, a few evaluations sooner;
 ``docs/decisions.md``), but a search whose later steps fall faster than its earlier ones could be
 cut short; a larger c leaves it more room.
@@ -107,14 +109,16 @@ def ard_stop(config: StrategyConfig):
     if c is None:
         return None
     min_gain, budget = config.ard_min_gain, config.ard_max_fev + 1
+    window = config.ard_stop_window
 
     def stop(values) -> bool:
         k = len(values) - 1                  # evaluations beyond the start
         if k < 2 or not values[0] > 0:
             return False
         fall = 1.0 - np.minimum.accumulate(np.asarray(values, float)) / values[0]
-        step = float(np.max(np.diff(fall)))
-        return bool(fall[-1] + c * step * max(budget - k, 0) < min_gain)
+        steps = np.diff(fall)
+        pace = float(np.max(steps if window is None else steps[-window:]))
+        return bool(fall[-1] + c * pace * max(budget - k, 0) < min_gain)
 
     return stop
 

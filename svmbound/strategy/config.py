@@ -77,10 +77,12 @@ class StrategyConfig:
     #: the least relative fall of the bound in the per-feature search for its minimum to be
     #: validated (a candidate at all)
     ard_min_gain: float = 0.4
-    #: the per-feature search stops once its fall plus this many times its largest fall in one
-    #: evaluation, for each evaluation left, is below ``ard_min_gain`` (``ard.ard_stop``); None:
-    #: it runs to its budget
+    #: the per-feature search stops once its fall plus this many times its pace (its largest
+    #: fall in one evaluation), for each evaluation left, is below ``ard_min_gain``
+    #: (``ard.ard_stop``); None: it runs to its budget
     ard_stop_factor: float | None = 1.0
+    #: the pace of ``ard_stop_factor`` is taken over the last this many evaluations (None: all)
+    ard_stop_window: int | None = 2
 
 
 #: The settings ``BoundSVC`` uses when given none.
