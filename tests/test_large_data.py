@@ -11,6 +11,7 @@ from svmbound import BoundSVC
 from svmbound.criteria import Problem, make_criterion
 from svmbound.criteria.reference import check_folds
 from svmbound.kernels import RBFKernel
+from svmbound.solvers import decision_function, solve_svm_dual
 from svmbound.strategy import DEFAULT_CONFIG, ISOTROPIC_CONFIG, tuning_rows
 from svmbound.strategy.rows import search_rows
 from svmbound.strategy.ard import candidate_kernel
@@ -269,3 +270,61 @@ def test_a_rare_class_keeps_every_row_up_to_twice_the_subsample():
     X[:2] += 3
     est = BoundSVC(random_state=0, n_jobs=2).fit(X, yy)
     assert est.search_.subsample is None and "fold CV" in est.search_.message
+
+
+def test_a_hold_out_whose_training_part_comes_first_starts_from_the_given_solve(data):
+    """``start_fold_from``: the fold training on rows 0..m−1 at (C, kernel) starts from a
+    solution there (no SMO iteration when it is converged at the criterion's tolerance) and
+    counts that model's errors on the held-out rows; a fold on other rows, or a solution on
+    another number of rows, starts as before."""
+    X, y = data
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    m, theta = 200, np.array([np.log(4.0), np.log(2.0)])
+    kernel = RBFKernel(2.0)
+    sol = solve_svm_dual(X[:m], y_pm[:m], kernel, 4.0, loss="l2", tol=1e-3)
+    f = decision_function(X[:m], y_pm[:m], sol.alpha, sol.b, kernel, X[m:])
+
+    def first_fold(folds, start):
+        crit = make_criterion("cv-error", Problem(X, y_pm), kernel, loss="l2", tol=1e-3,
+                              folds=folds)
+        if start is not None:
+            crit.start_fold_from(4.0, kernel, start)
+        return crit.run_piece(crit.pieces([theta])[0])[0]
+
+    held = [(np.arange(m), np.arange(m, 600))]
+    started, cold = first_fold(held, sol), first_fold(held, None)
+    assert started[0].n_iter == 0 and cold[0].n_iter > 0
+    np.testing.assert_array_equal(started[0].alpha, sol.alpha)
+    np.testing.assert_allclose(started[3], f, rtol=1e-12, atol=1e-12)
+    assert started[1] == int(np.count_nonzero(f * y_pm[m:] <= 0))
+    shifted = [(np.arange(1, m + 1), np.arange(m + 1, 600))]      # not rows 0..m−1
+    assert first_fold(shifted, sol)[0].n_iter == first_fold(shifted, None)[0].n_iter > 0
+    other = solve_svm_dual(X[:m - 1], y_pm[:m - 1], kernel, 4.0, loss="l2", tol=1e-3)
+    held2 = [(np.arange(m - 1), np.arange(m - 1, 600))]
+    assert first_fold(held, other)[0].n_iter == cold[0].n_iter
+    assert first_fold(held2, other)[0].n_iter == 0
+
+
+def test_the_hold_out_at_a_bound_minimum_starts_from_that_search_solve(data, monkeypatch):
+    """With a subsample the searches' own solves at their minima (on S, which the hold-out
+    trains on) are handed to the validation: one per isotropic search of the estimator's loss
+    whose last evaluation was its minimum, on |S| rows."""
+    from svmbound.criteria.reference import CrossValidationError
+
+    X, y = data
+    seen = []
+    inner = CrossValidationError.start_fold_from
+
+    def record(self, C, kernel, sol):
+        seen.append((C, kernel.theta.copy(), sol))
+        return inner(self, C, kernel, sol)
+
+    monkeypatch.setattr(CrossValidationError, "start_fold_from", record)
+    box = dict(start=[0.0, 1.0], bounds=[(-5.0, 5.0), (-4.0, 6.0)], random_state=0)
+    est = BoundSVC(tune_subsample=100, n_jobs=2, loss="l2", **box).fit(X, y)
+    rows = est.search_.subsample["search"]
+    assert seen and all(sol.alpha.size == rows and sol.loss == "l2" for _, _, sol in seen)
+    minima = [np.asarray(s.x) for s in est.search_.stages.values()]
+    for C, kern_theta, _ in seen:
+        here = np.concatenate([[np.log(C)], kern_theta])
+        assert any(np.allclose(here, x, rtol=0, atol=1e-12) for x in minima)

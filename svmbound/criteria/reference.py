@@ -230,6 +230,7 @@ class CrossValidationError(HeldOutValues, _ReferenceCriterion):
         self._fold_key: list = [None] * self.n_folds
         self._precomputed: dict = {}
         self._fold_ranks: dict = {}         # (C, kernel key) -> rank of each fold's result
+        self._starts: dict = {}             # (C, kernel key) -> a solution on rows 0..m-1
 
     def _total(self) -> float:
         return held_out_total(self.folds, self.weights, self.y.size)
@@ -243,6 +244,14 @@ class CrossValidationError(HeldOutValues, _ReferenceCriterion):
     def shared_gram(self, kernel) -> np.ndarray | None:
         """:func:`shared_gram` of this criterion's data, folds and cache."""
         return shared_gram(self.X, kernel, self.n_folds, self.cache_size)
+
+    def start_fold_from(self, C, kernel, sol) -> None:
+        """Let a fold whose training rows are exactly rows 0, …, m − 1 (a hold-out whose
+        training part is the rows a bound search ran on, S, first: ``strategy.tune``) start
+        its training at (C, ``kernel``) from ``sol``, that search's own solution there on those
+        m rows (same loss, weights and C; its gradient reused: no kernel value), instead of
+        cold. Only the start changes: the training still runs to this criterion's tolerance."""
+        self._starts[(C, _kernel_key(kernel))] = sol
 
     def _fold(self, k, C, kernel, prev, prev_key, gram=None):
         """(solution, errors, hinge loss, held-out decision values) of fold k: train on its training part (warm-started
@@ -258,7 +267,11 @@ class CrossValidationError(HeldOutValues, _ReferenceCriterion):
         wtr = None if self.weights is None else self.weights[tr]
         Xtr, solve_kernel = training_rows(self.X, tr, kernel, gram)
         alpha0 = warm_from = None
-        if self.warm_start and prev is not None:
+        start = self._starts.get((C, _kernel_key(kernel))) if prev is None else None
+        if (self.warm_start and start is not None and start.alpha.size == tr.size
+                and tr[-1] == tr.size - 1):     # tr sorted, unique: rows 0, …, m − 1
+            warm_from = start
+        elif self.warm_start and prev is not None:
             if prev_key == _kernel_key(kernel):   # only C changed: reuse the gradient
                 warm_from = prev
             elif self.warm_across_kernels:        # (Criterion: off, cold is faster)

@@ -120,7 +120,7 @@ def tune_auto(problem, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
             notify(f"{tag or crit.name} search: {res.nfev} evaluations, minimum {res.fun:.6g} "
                    f"at theta = {np.round(res.x, 4).tolist()}")
         return (tag or crit.name, res, crit.n_trainings,
-                None if rows is not None else _solution_at(crit, res.x, loss, split),
+                None if rows is not None else _solution_at(crit, res.x, loss),
                 _coef_candidates(crit, res.x, config.coef_quantiles.get(loss, ()), lower,
                                  upper))
 
@@ -150,7 +150,8 @@ def tune_auto(problem, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     minima = [(name, np.asarray(res.x, float)) for name, res, _, _, _ in done]
     stages = {name: res for name, res, _, _, _ in done}
     path = [dict(e, stage=name) for name, res, _, _, _ in done for e in res.path]
-    solutions = {f"{name} minimum": sol for name, _, _, sol, _ in done if sol is not None}
+    solutions = {f"{name} minimum": sol for name, _, _, sol, _ in done
+                 if sol is not None and split is None}     # (on S: the hold-out's start)
     extra = [c for *_, cands in done for c in cands]
     n_trainings = sum(n for _, _, n, _, _ in done)
 
@@ -291,6 +292,8 @@ def _run_searches(search, names, cv, own_candidates, n_jobs, sequential, config,
     pieces, follow_at = {}, None if follow is None else names.index(follow[0])
 
     def then(i, out):
+        if out[3] is not None and hasattr(cv, "start_fold_from"):   # the search's own solve
+            cv.start_fold_from(*cv.split_theta(out[3][1]), out[3][0])
         pieces[i] = cv.pieces([theta for _, theta in own_candidates(names[i], out[1].x,
                                                                     out[4])], rank=i)
         first = [partial(follow[1], out[1])] if i == follow_at else []
@@ -443,16 +446,17 @@ def _coef_candidates(crit, x, quantiles, lower, upper) -> list:
     return out
 
 
-def _solution_at(crit, x, loss: str, split) -> tuple | None:
+def _solution_at(crit, x, loss: str) -> tuple | None:
     """(solution, θ): the SVM solution a bound search made at its minimum ``x``, when it is
-    one the final model can start from: the criterion's last evaluation was at ``x`` (not a
-    rejected trial after it), on every row (no subsample), of the estimator's loss, a binary
-    solution. When the minimum is chosen the final training (same θ, same tolerance:
+    one a training can start from: the criterion's last evaluation was at ``x`` (not a
+    rejected trial after it), of the estimator's loss, a binary solution. On every row (no
+    subsample), when the minimum is chosen, the final training (same θ, same tolerance:
     ``stage_tol`` = ``validation_tol``) starts from it and stops at once — one training on
-    every row saved. None otherwise."""
+    every row saved; on the subsample S the hold-out's training at that minimum, whose training
+    part is S, does (``CrossValidationError.start_fold_from``). None otherwise."""
     inner = getattr(crit, "criterion", crit)   # a search log's wrapper: the real criterion
     last, sol = getattr(inner, "last", None), getattr(inner, "_svm_prev", None)
-    if (split is not None or last is None or not isinstance(sol, DualSolution)
+    if (last is None or not isinstance(sol, DualSolution)
             or sol.loss != loss or sol.gradient_bar is None
             or not np.array_equal(last.theta, np.asarray(x, dtype=float))):
         return None
