@@ -3,7 +3,8 @@
 For each case: ``BoundSVC(loss=...)`` with the defaults (``tune_subsample=5000``: the bound
 searches on a stratified subsample of 2,500–5,000 rows (``strategy.search_rows``), the
 candidates picked by their hold-out error on up to 20,000 other rows, the final SVM on every
-row), timed end to end, with its test error, SVM trainings and chosen (C, γ); then one
+row), timed end to end (the median of fits repeated up to 2 s, as SVC's below), with its
+test error, SVM trainings and chosen (C, γ); then one
 ``SVC.fit`` on every row at the chosen (C, γ) (tol 1e-3, cache 2000 MB; the median of repeats up
 to 2 s), so that the tuning's cost reads as "fits at θ*". Peers that a user with this much data
 runs, on a stratified 5,000-row subsample (``strategy.tuning_rows``) and refit on every row:
@@ -81,13 +82,18 @@ def warm_up_large_solves():
                        cache_size=mb)
 
 
-def run_ours(loss, X, y, jobs, cache_size=None):
+def run_ours(loss, X, y, jobs, cache_size=None, min_total: float = 2.0, max_repeats: int = 5):
+    """(the fitted default, seconds of one fit): the median of fits repeated as ``fit_at``
+    repeats SVC's (a sub-second tuning moves by ±20 % from fit to fit; every fit is the same)."""
     from svmbound import BoundSVC
 
     extra = {} if cache_size is None else {"cache_size": cache_size}
-    t = time.perf_counter()
-    est = BoundSVC(loss=loss, n_jobs=jobs, random_state=0, **extra).fit(X, y)
-    return est, time.perf_counter() - t
+    times = []
+    while not times or (sum(times) < min_total and len(times) < max_repeats):
+        t = time.perf_counter()
+        est = BoundSVC(loss=loss, n_jobs=jobs, random_state=0, **extra).fit(X, y)
+        times.append(time.perf_counter() - t)
+    return est, float(np.median(times))
 
 
 def run_peer(method, X, y, jobs):
