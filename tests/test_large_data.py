@@ -299,6 +299,9 @@ def test_a_hold_out_whose_training_part_comes_first_starts_from_the_given_solve(
     assert started[1] == int(np.count_nonzero(f * y_pm[m:] <= 0))
     shifted = [(np.arange(1, m + 1), np.arange(m + 1, 600))]      # not rows 0..m−1
     assert first_fold(shifted, sol)[0].n_iter == first_fold(shifted, None)[0].n_iter > 0
+    unsorted = np.r_[np.arange(1, m - 1), m, m - 1]                 # m rows, last m − 1
+    fold = [(unsorted, np.setdiff1d(np.arange(600), unsorted))]
+    assert first_fold(fold, sol)[0].n_iter == first_fold(fold, None)[0].n_iter > 0
     other = solve_svm_dual(X[:m - 1], y_pm[:m - 1], kernel, 4.0, loss="l2", tol=1e-3)
     held2 = [(np.arange(m - 1), np.arange(m - 1, 600))]
     assert first_fold(held, other)[0].n_iter == cold[0].n_iter

@@ -269,7 +269,7 @@ class CrossValidationError(HeldOutValues, _ReferenceCriterion):
         alpha0 = warm_from = None
         start = self._starts.get((C, _kernel_key(kernel))) if prev is None else None
         if (self.warm_start and start is not None and start.alpha.size == tr.size
-                and tr[-1] == tr.size - 1):     # tr sorted, unique: rows 0, …, m − 1
+                and np.array_equal(tr, np.arange(tr.size))):    # rows 0, …, m − 1
             warm_from = start
         elif self.warm_start and prev is not None:
             if prev_key == _kernel_key(kernel):   # only C changed: reuse the gradient
