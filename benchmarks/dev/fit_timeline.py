@@ -21,7 +21,11 @@ The phases are found by wrapping ``Criterion.evaluate``, ``CrossValidationError.
 and ``fit_flow.BinaryMachine.train`` (timing only: the fits are unchanged).
 
     python benchmarks/dev/fit_timeline.py [--data DIR] [--loss l2] [--jobs 2] [--repeats 5]
-        [--quick] [--suites ida libsvm sklearn] [--cases NAME ...]
+        [--quick] [--suites ida libsvm sklearn] [--cases NAME ...] [--events]
+        [--large ijcnn1 --rows 2000 5000 0]
+
+``--large CASE --rows N …``: ``large_data.py``'s case on stratified samples of N rows (0:
+whole) instead of the suites; ``--events``: every timed piece of the fastest fit, by thread.
 """
 
 from __future__ import annotations
@@ -96,6 +100,12 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="IDA splits 1–2, three LIBSVM sets")
     ap.add_argument("--suites", nargs="+", default=["ida", "libsvm", "sklearn"])
     ap.add_argument("--cases", nargs="+", default=None, help="only these case names")
+    ap.add_argument("--large", default=None, choices=["ijcnn1", "a9a", "dense200"],
+                    help="large_data.py's case instead of the suites")
+    ap.add_argument("--rows", type=int, nargs="+", default=[0],
+                    help="with --large: stratified samples of these many rows (0: whole)")
+    ap.add_argument("--events", action="store_true",
+                    help="also list every timed piece of the fastest fit (thread, start, end)")
     args = ap.parse_args(argv)
     root = data_root(args.data)
     if root is None:
@@ -109,7 +119,17 @@ def main(argv=None):
     _timed(BinaryMachine, "train", "final")
     warnings.simplefilter("ignore")
     rows = []
-    for _, name, load in cases(root, args.suites, args.quick):
+    if args.large is None:
+        todo = [(name, load) for _, name, load in cases(root, args.suites, args.quick)]
+    else:
+        import large_data as ld
+
+        X0, y0, _, _ = ld.load(root, args.large)
+        ld.warm_up_large_solves()
+        todo = [(f"{args.large}/{r or 'all'}",
+                 lambda r=r: (*(ld.sample_rows(X0, y0, r) if r else (X0, y0)), None, None))
+                for r in args.rows]
+    for name, load in todo:
         if args.cases and name not in args.cases:
             continue
         X, y, _, _ = load()
@@ -131,6 +151,11 @@ def main(argv=None):
         rows.append(ph)
         print(f"{name:16s} n={len(y):5d} {1e3 * wall:7.1f} ms  "
               + "  ".join(f"{k} {v:3.0f}%" for k, v in ph.items()), flush=True)
+        if args.events:
+            threads: dict = {}
+            for th, kind, a, b in sorted(records, key=lambda r: r[2]):
+                print(f"    T{threads.setdefault(th, len(threads))} {kind:10s} "
+                      f"{1e3 * (a - t0):8.1f} → {1e3 * (b - t0):8.1f} ms", flush=True)
     keys = sorted({k for r in rows for k in r}, key=lambda k: (k.startswith("busy"), k))
     print("mean over the cases: " + "  ".join(
         f"{k} {np.mean([r.get(k, 0.0) for r in rows]):.1f}%" for k in keys))

@@ -6,10 +6,13 @@ child process per tree and round (``--rounds``, the trees alternating, so that d
 shared machine fall on both), each fitting ``BoundSVC(loss=..., n_jobs=..., random_state=0)``
 ``--repeats`` times per case; it prints per case the median over the rounds of each child's
 median time, B/A, whether the test errors differ between the trees (they should not, unless
-the change was meant to change results), and the geometric mean of B/A.
+the change was meant to change results), and the geometric mean of B/A. ``--large CASE
+--rows N …``: ``large_data.py``'s case on stratified samples of N rows (0: whole) instead, its
+large solves compiled before timing (the cost curve's cells).
 
     python benchmarks/dev/tree_timing.py --a /tmp/base --b . [--loss l2] [--jobs 2]
         [--repeats 7] [--rounds 3] [--suites ida libsvm sklearn] [--quick] [--data DIR]
+        [--large ijcnn1 --rows 5000 10000 0]
 """
 
 from __future__ import annotations
@@ -26,8 +29,8 @@ HERE = Path(__file__).resolve().parents[1]   # benchmarks/: _report, vs_peers
 
 CHILD = r"""
 import json, sys, time, warnings
-tree, here, loss, jobs, repeats, quick, data = sys.argv[1:8]
-suites = sys.argv[8:]
+tree, here, loss, jobs, repeats, quick, data, large, rows = sys.argv[1:10]
+suites = sys.argv[10:]
 sys.path.insert(0, tree)
 sys.path.insert(0, here)
 import svmbound
@@ -38,7 +41,14 @@ from vs_peers import cases
 warnings.simplefilter("ignore")
 root = data_root(None if data == "-" else data)
 out = {}
-todo = [(name, load()) for _, name, load in cases(root, suites, quick=quick == "1")]
+if large == "-":
+    todo = [(name, load()) for _, name, load in cases(root, suites, quick=quick == "1")]
+else:       # large_data.py's case, whole (0) or on stratified samples of these many rows
+    import large_data as ld
+    X0, y0, Xt0, yt0 = ld.load(root, large)
+    ld.warm_up_large_solves()
+    todo = [(f"{large}/{r or 'all'}", (*(ld.sample_rows(X0, y0, r) if r else (X0, y0)), Xt0,
+                                          yt0)) for r in map(int, rows.split(","))]
 BoundSVC(loss=loss, random_state=0, n_jobs=int(jobs)).fit(*todo[0][1][:2])    # warm-up
 for name, (X, y, Xt, yt) in todo:
     times = []
@@ -55,7 +65,7 @@ print(json.dumps(out))
 def run_child(tree, args) -> dict:
     cmd = [sys.executable, "-c", CHILD, str(Path(tree).resolve()), str(HERE), args.loss,
            str(args.jobs), str(args.repeats), "1" if args.quick else "0", args.data or "-",
-           *args.suites]
+           args.large or "-", ",".join(map(str, args.rows)), *args.suites]
     done = subprocess.run(cmd, capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -72,10 +82,14 @@ def main(argv=None) -> int:
     ap.add_argument("--suites", nargs="+", default=["ida", "libsvm", "sklearn"])
     ap.add_argument("--quick", action="store_true", help="vs_peers.py's quick cases")
     ap.add_argument("--data", default=None)
+    ap.add_argument("--large", default=None, choices=["ijcnn1", "a9a", "dense200"],
+                    help="large_data.py's case instead of the suites")
+    ap.add_argument("--rows", type=int, nargs="+", default=[0],
+                    help="with --large: stratified samples of these many rows (0: whole)")
     args = ap.parse_args(argv)
     runs = {"a": [], "b": []}
-    for _ in range(args.rounds):
-        for side in ("a", "b"):
+    for r in range(args.rounds):
+        for side in ("a", "b") if r % 2 == 0 else ("b", "a"):
             runs[side].append(run_child(getattr(args, side), args))
     ratios = []
     print(f"| case | A ms | B ms | B/A | test error |\n|---|---|---|---|---|")
