@@ -12,7 +12,7 @@ from svmbound.solvers import qp, solve_radius, solve_svm_dual
 from svmbound.solvers._block import block_smo
 from svmbound.solvers.qp import solve_threads_scope
 
-from test_solvers import assert_kkt
+from test_solvers import assert_kkt, q_tilde
 
 
 def _data(n=900, d=6, seed=0, zeros=0.0):
@@ -57,6 +57,33 @@ def test_a_block_solve_meets_the_kkt_conditions(blocks, monkeypatch, kernel, los
     _smo_only(monkeypatch)
     ref = solve_svm_dual(X, y, kernel, C, loss=loss, tol=tol)
     assert blocks == [size]
+    assert sol.objective == pytest.approx(ref.objective, rel=1e-6)
+
+
+@pytest.mark.parametrize("loss", ["l1", "l2"])
+def test_a_block_solve_whose_free_rows_do_not_fit_the_cache(blocks, monkeypatch, loss):
+    """A cache of a few dozen rows and hundreds of free support vectors: the reconstruction of
+    the shrunk gradients adds the free rows in groups the cache holds at once; the KKT
+    conditions hold on a gradient recomputed from K (the solver's own agrees to the rounding of
+    the cache's float32 rows), at the pair SMO's objective."""
+    monkeypatch.setattr(qp, "BLOCK_SIZE", 16)
+    X, y = _data(n=900, seed=3)
+    kernel, C, tol = RBFKernel(sigma2=0.5), 10.0, 1e-6
+    with solve_threads_scope(2):
+        sol = solve_svm_dual(X, y, kernel, C, loss=loss, tol=tol, cache_size=0.15)
+    assert blocks == [16]
+    a = sol.alpha
+    free = (a > 0) & (a < (np.inf if loss == "l2" else C))
+    assert np.count_nonzero(free) > 100                # several groups of at most ~20 rows
+    Q = q_tilde(kernel.block(X), y, C, loss)
+    G = Q @ a - 1.0
+    slack = 1e-6 * (1.0 + a.sum() * np.abs(Q).max())   # float32 rows in the solver's sums
+    np.testing.assert_allclose(sol.gradient, G, rtol=0, atol=slack)
+    m = G + y * sol.b                                  # y_i f_i − 1
+    assert np.all(np.abs(m[free]) <= tol + slack) and np.all(m[a == 0] >= -tol - slack)
+    assert loss == "l2" or np.all(m[a >= C] <= tol + slack)
+    _smo_only(monkeypatch)
+    ref = solve_svm_dual(X, y, kernel, C, loss=loss, tol=tol)
     assert sol.objective == pytest.approx(ref.objective, rel=1e-6)
 
 

@@ -8,7 +8,8 @@ stopping rule of ``_smo.smo``, by another path to the optimum — the decomposit
 (Wen et al., JMLR 2018) and of oneDAL's "thunder" method. At each outer step
 
 1. LIBSVM's shrinking of the active set (``_smo._be_shrunk``; G of the shrunk variables
-   recomputed by ``_smo._reconstruct`` once the violation is below 10·tol and at the end);
+   recomputed as LIBSVM's reconstruct_gradient, on the threads, once the violation is below
+   10·tol and at the end: ``_unshrink``);
 2. the working set B keeps those of the last ``size``/2 variables chosen that are still active,
    and takes the most violating others — alternately the largest −y_t G_t of I_up = {t : y_t α_t
    may grow} and the least of I_low = {t : y_t α_t may fall} (one pass, a partition, a sort of
@@ -37,8 +38,8 @@ from numba import njit, prange
 
 from .._vexp import exp_nonpositive
 from ..kernels._rows import LINEAR, RBF
-from ._smo import (_add_row, _be_shrunk, _first, _get_row, _reconstruct, _scores, _second,
-                   in_low, in_up, pair_step, setup)
+from ._smo import (_add_row, _be_shrunk, _first, _get_row, _scores, _second, in_low, in_up,
+                   pair_step, setup)
 
 #: Inner solve: stop below max(tol, INNER_REL × its first violation), or after INNER_ITER × |B|
 #: pair updates (ThunderSVM's 0.1 — the form of its ν-SVM; its C-SVM's takes the min — and its
@@ -177,6 +178,38 @@ def _add_rows_parallel(G, buf, slots, delta, act, m):
 
 
 @njit(cache=True, nogil=True)
+def _add_free_rows(G, buf, slots, coef, active, lo, hi):
+    """G_t += Σ_k coef_k Q_k[t] for the positions t in [lo, hi) that are not ``active``, the
+    rows Q_k = buf[slots[k]] read contiguously, two at a time in their order (the same bits
+    wherever the piece runs)."""
+    w = hi - lo
+    acc = np.zeros(w)
+    k = 0
+    while k + 2 <= slots.shape[0]:
+        r0 = buf[slots[k]][lo:hi]
+        r1 = buf[slots[k + 1]][lo:hi]
+        c0 = coef[k]
+        c1 = coef[k + 1]
+        for j in range(w):
+            acc[j] += c0 * r0[j] + c1 * r1[j]
+        k += 2
+    if k < slots.shape[0]:
+        r0 = buf[slots[k]][lo:hi]
+        c0 = coef[k]
+        for j in range(w):
+            acc[j] += c0 * r0[j]
+    for j in range(w):
+        if not active[lo + j]:
+            G[lo + j] += acc[j]
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _add_free_rows_parallel(G, buf, slots, coef, active, n):
+    for c in prange((n + PIECE - 1) // PIECE):
+        _add_free_rows(G, buf, slots, coef, active, c * PIECE, min(n, (c + 1) * PIECE))
+
+
+@njit(cache=True, nogil=True)
 def _new_entries(Xt, sq, ws, m, keep, code, gamma, coef0, degree, scale, y, QD, XBt, QB):
     """Q_BB's entries in the rows and columns of ws[keep:m] (the others are the previous
     step's). XBt[:, k] holds the features of ws[k] (gathered here for the new ones from Xt =
@@ -253,10 +286,42 @@ def _shrink(act, m, y, G, alpha, ub, Gmax1, Gmax2, active):
 
 @njit(cache=True, nogil=True)
 def _unshrink(act, m, n, G, G_bar, p, alpha, ub, X, sq, y, code, gamma, coef0, degree,
-              scale, shift, buf, slot_of, row_of, last_used, state, stop, active):
-    """G on the shrunk variables recomputed (``_smo._reconstruct``); every variable active."""
-    _reconstruct(act, m, n, G, G_bar, p, alpha, ub, X, sq, y, code, gamma, coef0, degree,
-                 scale, shift, buf, slot_of, row_of, last_used, state, stop)
+              scale, shift, buf, slot_of, row_of, last_used, state, stop, active, threads):
+    """G on the shrunk variables act[m:] recomputed, G = Ḡ + p + Σ_{free j} α_j Q_j (LIBSVM's
+    reconstruct_gradient, as ``_smo._reconstruct``), the free rows read contiguously over all
+    n positions and added where a variable is shrunk (``_add_free_rows``: most positions are,
+    and a gather over them alone cost about 4× more), in pieces on ``threads`` threads (the same
+    bits on any number), in groups of at most half the cache's rows (all of a group's rows
+    cached at once); every variable active after. Returns early (G then incomplete) when
+    ``stop[0]`` is set."""
+    if m < n:
+        for k in range(m, n):
+            t = act[k]
+            G[t] = G_bar[t] + p[t]
+        free = np.empty(m, dtype=np.int64)
+        n_free = 0
+        for k in range(m):
+            t = act[k]
+            if 0.0 < alpha[t] < ub[t]:
+                free[n_free] = t
+                n_free += 1
+        group = max(1, buf.shape[0] // 2)
+        slots = np.empty(min(group, max(n_free, 1)), dtype=np.int64)
+        coef = np.empty(slots.shape[0])
+        for g0 in range(0, n_free, group):
+            g1 = min(n_free, g0 + group)
+            for k in range(g0, g1):
+                if stop[0] != 0:
+                    return m
+                t = free[k]
+                _get_row(t, X, sq, y, code, gamma, coef0, degree, scale, shift, buf,
+                         slot_of, row_of, last_used, state)
+                slots[k - g0] = slot_of[t]
+                coef[k - g0] = alpha[t]
+            if threads > 1:
+                _add_free_rows_parallel(G, buf, slots[:g1 - g0], coef[:g1 - g0], active, n)
+            else:
+                _add_free_rows(G, buf, slots[:g1 - g0], coef[:g1 - g0], active, 0, n)
     act.sort()
     active[:] = True
     return n
@@ -311,7 +376,7 @@ def block_smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scal
             unshrink = unshrink or not done
             m_act = _unshrink(act, m_act, n, G, G_bar, p, alpha, ub, X, sq, y, code, gamma,
                               coef0, degree, scale, shift, buf, slot_of, row_of, last_used,
-                              state, stop, active)
+                              state, stop, active, threads)
             if stop[0] != 0:
                 interrupted = True
                 break
@@ -380,7 +445,7 @@ def block_smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scal
             if m_act < n:
                 m_act = _unshrink(act, m_act, n, G, G_bar, p, alpha, ub, X, sq, y, code,
                                   gamma, coef0, degree, scale, shift, buf, slot_of, row_of,
-                                  last_used, state, stop, active)
+                                  last_used, state, stop, active, threads)
             up, low = _scores(act, m_act, y, G, alpha, ub, score)
             violation = up - low
             interrupted = stop[0] != 0
