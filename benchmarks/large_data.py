@@ -82,18 +82,44 @@ def warm_up_large_solves():
                        cache_size=mb)
 
 
-def run_ours(loss, X, y, jobs, cache_size=None, min_total: float = 2.0, max_repeats: int = 5):
-    """(the fitted default, seconds of one fit): the median of fits repeated as ``fit_at``
-    repeats SVC's (a sub-second tuning moves by ±20 % from fit to fit; every fit is the same)."""
-    from svmbound import BoundSVC
+def sampled_cases(root, name, rows):
+    """[(label, (X, y, X_test, y_test))]: case ``name`` whole (0) or on a stratified sample of
+    each number of training rows in ``rows`` (``sample_rows``), the large solves compiled
+    (``warm_up_large_solves``); for the dev scripts' ``--large CASE --rows N …``."""
+    X0, y0, Xt, yt = load(root, name)
+    warm_up_large_solves()
+    return [(f"{name}/{r or 'all'}", (*(sample_rows(X0, y0, r) if r else (X0, y0)), Xt, yt))
+            for r in rows]
 
-    extra = {} if cache_size is None else {"cache_size": cache_size}
+
+def add_sample_arguments(ap):
+    """The dev scripts' ``--large CASE --rows N …`` (``sampled_cases``)."""
+    ap.add_argument("--large", default=None, choices=list(CASES),
+                    help="large_data.py's case instead of the suites")
+    ap.add_argument("--rows", type=int, nargs="+", default=[0],
+                    help="with --large: stratified samples of these many rows (0: whole)")
+
+
+def median_seconds(fit, min_total: float = 2.0, max_repeats: int = 5):
+    """(``fit()``'s last result, the median seconds of the calls): ``fit`` repeated until
+    ``min_total`` seconds are spent, at most ``max_repeats`` times (one sub-second fit moved by
+    ±40 % from run to run on the 2-core machine)."""
     times = []
     while not times or (sum(times) < min_total and len(times) < max_repeats):
         t = time.perf_counter()
-        est = BoundSVC(loss=loss, n_jobs=jobs, random_state=0, **extra).fit(X, y)
+        out = fit()
         times.append(time.perf_counter() - t)
-    return est, float(np.median(times))
+    return out, float(np.median(times))
+
+
+def run_ours(loss, X, y, jobs, cache_size=None):
+    """(the fitted default, seconds of one fit): the median of repeated fits
+    (``median_seconds``, as SVC's in ``fit_at``; every fit is the same)."""
+    from svmbound import BoundSVC
+
+    extra = {} if cache_size is None else {"cache_size": cache_size}
+    return median_seconds(lambda: BoundSVC(loss=loss, n_jobs=jobs, random_state=0,
+                                           **extra).fit(X, y))
 
 
 def run_peer(method, X, y, jobs):
@@ -122,20 +148,14 @@ def run_peer(method, X, y, jobs):
     return model, search.best_params_, time.perf_counter() - t, len(search.cv_results_["params"]) * 5 + 1
 
 
-def fit_at(params, X, y, svc=None, min_total: float = 2.0, max_repeats: int = 5):
+def fit_at(params, X, y, svc=None):
     """Seconds of one ``SVC(C, gamma, cache_size=2000).fit`` at the chosen point, the median
-    of fits repeated until ``min_total`` seconds are spent (at most ``max_repeats``: one
-    sub-second fit moved by ±40 % from run to run on the 2-core machine); ``svc`` is the class
-    (scikit-learn's by default, or scikit-learn-intelex's)."""
+    of repeated fits (``median_seconds``); ``svc`` is the class (scikit-learn's by default, or
+    scikit-learn-intelex's)."""
     if svc is None:
         from sklearn.svm import SVC as svc
 
-    times = []
-    while not times or (sum(times) < min_total and len(times) < max_repeats):
-        t = time.perf_counter()
-        svc(**params, cache_size=2000).fit(X, y)
-        times.append(time.perf_counter() - t)
-    return float(np.median(times))
+    return median_seconds(lambda: svc(**params, cache_size=2000).fit(X, y))[1]
 
 
 def intelex_svc():

@@ -43,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from _report import data_root  # noqa: E402
+from large_data import add_sample_arguments, sampled_cases  # noqa: E402
 from vs_peers import cases  # noqa: E402
 
 RECORDS: list = []      # (thread, kind, start, end)
@@ -100,10 +101,7 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="IDA splits 1–2, three LIBSVM sets")
     ap.add_argument("--suites", nargs="+", default=["ida", "libsvm", "sklearn"])
     ap.add_argument("--cases", nargs="+", default=None, help="only these case names")
-    ap.add_argument("--large", default=None, choices=["ijcnn1", "a9a", "dense200"],
-                    help="large_data.py's case instead of the suites")
-    ap.add_argument("--rows", type=int, nargs="+", default=[0],
-                    help="with --large: stratified samples of these many rows (0: whole)")
+    add_sample_arguments(ap)
     ap.add_argument("--events", action="store_true",
                     help="also list every timed piece of the fastest fit (thread, start, end)")
     args = ap.parse_args(argv)
@@ -122,13 +120,8 @@ def main(argv=None):
     if args.large is None:
         todo = [(name, load) for _, name, load in cases(root, args.suites, args.quick)]
     else:
-        import large_data as ld
-
-        X0, y0, _, _ = ld.load(root, args.large)
-        ld.warm_up_large_solves()
-        todo = [(f"{args.large}/{r or 'all'}",
-                 lambda r=r: (*(ld.sample_rows(X0, y0, r) if r else (X0, y0)), None, None))
-                for r in args.rows]
+        todo = [(name, lambda data=data: data)
+                for name, data in sampled_cases(root, args.large, args.rows)]
     for name, load in todo:
         if args.cases and name not in args.cases:
             continue

@@ -26,6 +26,8 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parents[1]   # benchmarks/: _report, vs_peers
+sys.path.insert(0, str(HERE))
+from large_data import add_sample_arguments  # noqa: E402
 
 CHILD = r"""
 import json, sys, time, warnings
@@ -44,11 +46,8 @@ out = {}
 if large == "-":
     todo = [(name, load()) for _, name, load in cases(root, suites, quick=quick == "1")]
 else:       # large_data.py's case, whole (0) or on stratified samples of these many rows
-    import large_data as ld
-    X0, y0, Xt0, yt0 = ld.load(root, large)
-    ld.warm_up_large_solves()
-    todo = [(f"{large}/{r or 'all'}", (*(ld.sample_rows(X0, y0, r) if r else (X0, y0)), Xt0,
-                                          yt0)) for r in map(int, rows.split(","))]
+    from large_data import sampled_cases
+    todo = sampled_cases(root, large, [int(r) for r in rows.split(",")])
 BoundSVC(loss=loss, random_state=0, n_jobs=int(jobs)).fit(*todo[0][1][:2])    # warm-up
 for name, (X, y, Xt, yt) in todo:
     times = []
@@ -82,10 +81,7 @@ def main(argv=None) -> int:
     ap.add_argument("--suites", nargs="+", default=["ida", "libsvm", "sklearn"])
     ap.add_argument("--quick", action="store_true", help="vs_peers.py's quick cases")
     ap.add_argument("--data", default=None)
-    ap.add_argument("--large", default=None, choices=["ijcnn1", "a9a", "dense200"],
-                    help="large_data.py's case instead of the suites")
-    ap.add_argument("--rows", type=int, nargs="+", default=[0],
-                    help="with --large: stratified samples of these many rows (0: whole)")
+    add_sample_arguments(ap)
     args = ap.parse_args(argv)
     runs = {"a": [], "b": []}
     for r in range(args.rounds):
