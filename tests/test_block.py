@@ -9,7 +9,9 @@ import pytest
 
 from svmbound.kernels import LinearKernel, PolynomialKernel, RBFKernel, precomputed
 from svmbound.solvers import qp, solve_radius, solve_svm_dual
-from svmbound.solvers._block import block_smo
+from svmbound.kernels._rows import RBF, ROW_BATCH
+from svmbound.solvers._block import _get_rows, block_smo
+from svmbound.solvers._smo import _get_row, setup
 from svmbound.solvers.qp import solve_threads_scope
 
 from test_solvers import assert_kkt, q_tilde
@@ -219,3 +221,37 @@ def test_request_stop_ends_a_long_block_solve_within_a_fraction_of_a_second(bloc
     late = stopped_solve(lambda: solve_svm_dual(X, y, kernel, np.exp(7.0), loss="l1", tol=1e-6))
     assert blocks
     assert late < 0.5
+
+
+def test_rows_fetched_together_are_the_cached_rows_one_by_one():
+    """``_get_rows`` (the moved rows of an outer step, the free rows of a reconstruction): more
+    rows than one batch, some already cached; each slot it returns holds the bits of that row
+    of Q as ``_get_row`` computes it (diagonal shift included), only the missing rows are
+    computed, and a set stop flag fetches nothing."""
+    X, y = _data(n=300, d=5, zeros=0.3)
+    Xt, sq = np.ascontiguousarray(X.T), np.einsum("ij,ij->i", X, X)
+    n, scale, shift, gamma = 300, 1.0, 0.25, 0.4
+    ids = np.arange(5, 5 + 3 * ROW_BATCH + 3, dtype=np.int64)[::-1].copy()
+
+    def cache():
+        buf = np.empty((2 * ids.size, n))
+        return (buf,) + setup(Xt, sq, n, RBF, gamma, 0.0, 3, scale, shift, buf, 1, 1)[:4]
+
+    buf, slot_of, row_of, last_used, state = cache()
+    for i in ids[::7]:          # some of them cached before
+        _get_row(i, Xt, sq, y, RBF, gamma, 0.0, 3, scale, shift, buf, slot_of, row_of,
+                 last_used, state)
+    before = state[2]
+    slots = np.empty(ids.size, dtype=np.int64)
+    assert _get_rows(ids, slots, Xt, sq, y, RBF, gamma, 0.0, 3, scale, shift, buf, slot_of,
+                     row_of, last_used, state, np.zeros(1, dtype=np.int64))
+    assert state[2] - before == ids.size - ids[::7].size
+    ref_buf, ref_slot_of, ref_row_of, ref_last, ref_state = cache()
+    for r, i in enumerate(ids):
+        row = _get_row(i, Xt, sq, y, RBF, gamma, 0.0, 3, scale, shift, ref_buf, ref_slot_of,
+                       ref_row_of, ref_last, ref_state)
+        assert buf[slots[r]].tobytes() == row.tobytes()
+    buf, slot_of, row_of, last_used, state = cache()
+    assert not _get_rows(ids, slots, Xt, sq, y, RBF, gamma, 0.0, 3, scale, shift, buf, slot_of,
+                         row_of, last_used, state, np.ones(1, dtype=np.int64))
+    assert state[2] == 0 and (slot_of < 0).all()

@@ -11,7 +11,7 @@ from svmbound._parallel import parallel_map
 from svmbound.kernels import LinearKernel, PolynomialKernel, RBFKernel
 from svmbound.solvers import solve_svm_dual
 from svmbound.kernels._rows import (CHUNKED_ROWS_MIN, LINEAR, POLY, RBF, ROW_CHUNK, kernel_row,
-                                    q_row_pieces)
+                                    q_row_pieces, q_rows_pieces)
 from svmbound.solvers._smo import (PARALLEL_PASS_MIN, PARALLEL_PASS_THREADS, PASS_PIECE, _add_row,
                                    _first_pass, _second_pass, _update)
 from svmbound.solvers.qp import solve_threads, solve_threads_scope, threadsafe_numba
@@ -20,6 +20,11 @@ from svmbound.solvers.qp import solve_threads, solve_threads_scope, threadsafe_n
 @njit   # (not cached: numba would not see a change of the function it calls)
 def _pieces(Xt, sq, i, code, gamma, coef0, degree, y, yi, out, threads):
     q_row_pieces(Xt, sq, i, code, gamma, coef0, degree, y, yi, out, threads)
+
+
+@njit   # (not cached, as above)
+def _batch(Xt, sq, ids, slots, code, gamma, coef0, degree, y, scale, buf, threads):
+    q_rows_pieces(Xt, sq, ids, slots, code, gamma, coef0, degree, y, scale, buf, threads)
 
 
 def _expected_threads(k):
@@ -62,6 +67,28 @@ def test_a_row_in_pieces_is_the_row_on_any_number_of_threads(code, gamma, coef0,
                                    else 1e-12, atol=1e-12)
         if code == RBF:
             assert rows[0][i] == 2.0          # K(x, x) = 1 exactly
+
+
+@pytest.mark.parametrize("code, gamma, coef0, degree", [(RBF, 0.3, 0.0, 3), (POLY, 0.2, 1.0, 3)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_rows_computed_together_are_each_row_alone(code, gamma, coef0, degree, dtype):
+    """``q_rows_pieces`` (the block solver's moved rows, each piece of Xᵀ read once for the
+    batch) writes into the given slots of the cache the bits ``q_row_pieces`` gives each row
+    alone, on 1 and 2 threads; rows with different numbers of non-zero features."""
+    n = 3 * ROW_CHUNK + 17
+    X, y = _data(n, 13, zeros=0.6)
+    Xt = np.ascontiguousarray(X.T)
+    sq = np.einsum("ij,ij->i", X, X)
+    ids = np.array([700, 0, n - 1, 5, 1234, 3000], dtype=np.int64)
+    slots = np.array([4, 0, 6, 2, 1, 3], dtype=np.int64)
+    for threads in (1, 2):
+        buf = np.full((8, n), np.nan, dtype=dtype)
+        _batch(Xt, sq, ids, slots, code, gamma, coef0, degree, y, 2.0, buf, threads)
+        for i, s in zip(ids, slots):
+            alone = np.empty(n, dtype=dtype)
+            _pieces(Xt, sq, i, code, gamma, coef0, degree, y, y[i] * 2.0, alone, 1)
+            assert buf[s].tobytes() == alone.tobytes()
+        assert np.isnan(buf[[5, 7]]).all()            # no other slot written
 
 
 @pytest.mark.parametrize("kernel", [RBFKernel(sigma2=2.0), PolynomialKernel(degree=2, coef0=1.0)])

@@ -15,7 +15,9 @@ kernel row in fixed pieces of ``ROW_CHUNK`` entries (``_q_piece``: the inner pro
 of rows of Xᵀ over the non-zeros of x_i, the kernel function and the labels), spread over
 ``threads`` threads (numba ``prange``): the rows are most of a large solve's time. A piece's
 additions are in the same order wherever the piece runs, so a row has the same bits on any
-number of threads (not those of the BLAS product that smaller solves use).
+number of threads (not those of the BLAS product that smaller solves use). The block solver
+computes the rows it misses ``ROW_BATCH`` at a time (``q_rows_pieces``), each piece of every row
+in turn: a piece of Xᵀ is then read from memory once for them all, and a row is the same bits.
 
 Rows of a shared kernel matrix (``precomputed.GramRows``, code PRECOMPUTED): X is the pair (K,
 rows) and K_ij of the sub-problem is K[rows[i], rows[j]], read from K without copying the block
@@ -214,6 +216,19 @@ def q_row_pieces(Xt, sq, i, code, gamma, coef0, degree, y, yi, out, threads):
         _q_piece(c, Xt, sq, i, xi, nzk, code, gamma, coef0, degree, y, yi, out)
 
 
+@njit(cache=True, nogil=True)
+def _nonzeros(Xt, i, nzk, xi):
+    """The non-zero features of x_i into nzk[:m] (their indices, rising) and xi[:m] (their
+    values); returns m."""
+    m = 0
+    for k in range(Xt.shape[0]):
+        if Xt[k, i] != 0.0:
+            nzk[m] = k
+            xi[m] = Xt[k, i]
+            m += 1
+    return m
+
+
 @overload(q_row_pieces, jit_options={"cache": True, "nogil": True})
 def _q_row_pieces_overload(Xt, sq, i, code, gamma, coef0, degree, y, yi, out, threads):
     if isinstance(Xt, types.BaseTuple):      # never called: ``rows_in_pieces`` is False
@@ -222,22 +237,72 @@ def _q_row_pieces_overload(Xt, sq, i, code, gamma, coef0, degree, y, yi, out, th
     def impl(Xt, sq, i, code, gamma, coef0, degree, y, yi, out, threads):
         d = Xt.shape[0]
         nzk = np.empty(d, dtype=np.int64)
-        m = 0
-        for k in range(d):
-            if Xt[k, i] != 0.0:
-                nzk[m] = k
-                m += 1
-        nzk = nzk[:m]
-        xi = np.empty(m)
-        for t in range(m):
-            xi[t] = Xt[nzk[t], i]
+        xi = np.empty(d)
+        m = _nonzeros(Xt, i, nzk, xi)
         n_pieces = (sq.shape[0] + ROW_CHUNK - 1) // ROW_CHUNK
         if threads > 1:      # (numba's thread count for this thread: set by the caller)
-            _q_pieces_parallel(Xt, sq, i, xi, nzk, code, gamma, coef0, degree, y, yi, out,
-                               n_pieces)
+            _q_pieces_parallel(Xt, sq, i, xi[:m], nzk[:m], code, gamma, coef0, degree, y, yi,
+                               out, n_pieces)
         else:
             for c in range(n_pieces):
-                _q_piece(c, Xt, sq, i, xi, nzk, code, gamma, coef0, degree, y, yi, out)
+                _q_piece(c, Xt, sq, i, xi[:m], nzk[:m], code, gamma, coef0, degree, y, yi, out)
+    return impl
+
+
+#: Rows computed together by ``q_rows_pieces`` (reasons: ``docs/decisions.md``, "block_smo").
+ROW_BATCH = 16
+
+
+@njit(cache=True, nogil=True)
+def _q_batch_piece(c, Xt, sq, ids, nzk, xi, nnz, code, gamma, coef0, degree, y, scale, buf,
+                   slots):
+    """The c-th piece of every row of the batch (``q_rows_pieces``)."""
+    for r in range(ids.shape[0]):
+        i = ids[r]
+        m = nnz[r]
+        _q_piece(c, Xt, sq, i, xi[r, :m], nzk[r, :m], code, gamma, coef0, degree, y,
+                 y[i] * scale, buf[slots[r]])
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _q_batch_parallel(Xt, sq, ids, nzk, xi, nnz, code, gamma, coef0, degree, y, scale, buf,
+                      slots, n_pieces):
+    for c in prange(n_pieces):
+        _q_batch_piece(c, Xt, sq, ids, nzk, xi, nnz, code, gamma, coef0, degree, y, scale,
+                       buf, slots)
+
+
+def q_rows_pieces(Xt, sq, ids, slots, code, gamma, coef0, degree, y, scale, buf, threads):
+    """buf[slots[r]] = y_i·s·y ∘ K(x_i, ·) for i = ids[r]: ``q_row_pieces`` for several rows
+    at once, each piece of every row in turn, so that a piece of Xᵀ is read from memory once
+    for all of them (each row the same bits as alone); Xt = Xᵀ."""
+    for r in range(ids.shape[0]):
+        q_row_pieces(Xt, sq, ids[r], code, gamma, coef0, degree, y, y[ids[r]] * scale,
+                     buf[slots[r]], threads)
+
+
+@overload(q_rows_pieces, jit_options={"cache": True, "nogil": True})
+def _q_rows_pieces_overload(Xt, sq, ids, slots, code, gamma, coef0, degree, y, scale, buf,
+                            threads):
+    if isinstance(Xt, types.BaseTuple):      # never called: ``rows_in_pieces`` is False
+        return lambda Xt, sq, ids, slots, code, gamma, coef0, degree, y, scale, buf, threads: None
+
+    def impl(Xt, sq, ids, slots, code, gamma, coef0, degree, y, scale, buf, threads):
+        d = Xt.shape[0]
+        b = ids.shape[0]
+        nzk = np.empty((b, d), dtype=np.int64)
+        xi = np.empty((b, d))
+        nnz = np.empty(b, dtype=np.int64)
+        for r in range(b):
+            nnz[r] = _nonzeros(Xt, ids[r], nzk[r], xi[r])
+        n_pieces = (sq.shape[0] + ROW_CHUNK - 1) // ROW_CHUNK
+        if threads > 1:
+            _q_batch_parallel(Xt, sq, ids, nzk, xi, nnz, code, gamma, coef0, degree, y, scale,
+                              buf, slots, n_pieces)
+        else:
+            for c in range(n_pieces):
+                _q_batch_piece(c, Xt, sq, ids, nzk, xi, nnz, code, gamma, coef0, degree, y,
+                               scale, buf, slots)
     return impl
 
 

@@ -20,7 +20,8 @@ stopping rule of ``_smo.smo``, by another path to the optimum — the decomposit
    ``_smo._first``/``_second``; LIBSVM's clipped pair update ``_smo.pair_step``) until its
    violation is below max(tol, ``INNER_REL``·its first), or ``INNER_ITER``·|B| steps;
 5. G += Σ_{k ∈ B, Δα_k ≠ 0} Δα_k Q_k over the active set, the rows Q_k from the LRU cache
-   (``_smo._get_row``: computed only for the variables that moved), in pieces of ``PIECE``
+   (``_get_rows``: computed only for the variables that moved, ``ROW_BATCH`` of them together
+   so that each piece of Xᵀ is read from memory once for them all), in pieces of ``PIECE``
    positions on ``threads`` threads, each entry summed in B's order (the same bits on any
    number of threads); Ḡ += ±u_k Q_k for each α_k that reached or left its bound u_k.
 
@@ -37,9 +38,9 @@ import numpy as np
 from numba import njit, prange
 
 from .._vexp import exp_nonpositive
-from ..kernels._rows import LINEAR, RBF
-from ._smo import (_add_row, _be_shrunk, _first, _get_row, _scores, _second, in_low, in_up,
-                   pair_step, setup)
+from ..kernels._rows import LINEAR, RBF, ROW_BATCH, q_rows_pieces, rows_in_pieces, shift_at
+from ._smo import (_add_row, _be_shrunk, _first, _get_row, _scores, _second, _slot_for, in_low,
+                   in_up, pair_step, setup)
 
 #: Inner solve: stop below max(tol, INNER_REL × its first violation), or after INNER_ITER × |B|
 #: pair updates (ThunderSVM's 0.1 — the form of its ν-SVM; its C-SVM's takes the min — and its
@@ -210,6 +211,45 @@ def _add_free_rows_parallel(G, buf, slots, coef, active, n):
 
 
 @njit(cache=True, nogil=True)
+def _get_rows(ids, slots, X, sq, y, code, gamma, coef0, degree, scale, shift, buf, slot_of,
+              row_of, last_used, state, stop):
+    """slots[r] = the cache slot of row ids[r] of Q (``_smo._get_row`` for each; all of them
+    cached at once: the caller asks for at most the cache's rows), the missing rows computed
+    ``ROW_BATCH`` at a time (``_rows.q_rows_pieces``: each piece of Xᵀ read once for them).
+    Returns False, the rows from there on not fetched, when ``stop[0]`` is set."""
+    if not rows_in_pieces(X, state[4]):
+        for r in range(ids.shape[0]):
+            if stop[0] != 0:
+                return False
+            _get_row(ids[r], X, sq, y, code, gamma, coef0, degree, scale, shift, buf,
+                     slot_of, row_of, last_used, state)
+            slots[r] = slot_of[ids[r]]
+        return True
+    missing = np.empty(ROW_BATCH, dtype=np.int64)
+    missing_slots = np.empty(ROW_BATCH, dtype=np.int64)
+    r = 0
+    while r < ids.shape[0]:
+        if stop[0] != 0:
+            return False
+        count = 0
+        while r < ids.shape[0] and count < ROW_BATCH:
+            s, cached = _slot_for(ids[r], buf, slot_of, row_of, last_used, state)
+            slots[r] = s
+            if not cached:
+                missing[count] = ids[r]
+                missing_slots[count] = s
+                count += 1
+            r += 1
+        if count > 0:
+            q_rows_pieces(X, sq, missing[:count], missing_slots[:count], code, gamma, coef0,
+                          degree, y, scale, buf, state[3])
+            for k in range(count):
+                i = missing[k]
+                buf[missing_slots[k], i] += scale * shift_at(shift, i)
+    return True
+
+
+@njit(cache=True, nogil=True)
 def _new_entries(Xt, sq, ws, m, keep, code, gamma, coef0, degree, scale, y, QD, XBt, QB):
     """Q_BB's entries in the rows and columns of ws[keep:m] (the others are the previous
     step's). XBt[:, k] holds the features of ws[k] (gathered here for the new ones from Xt =
@@ -310,14 +350,11 @@ def _unshrink(act, m, n, G, G_bar, p, alpha, ub, X, sq, y, code, gamma, coef0, d
         coef = np.empty(slots.shape[0])
         for g0 in range(0, n_free, group):
             g1 = min(n_free, g0 + group)
+            if not _get_rows(free[g0:g1], slots, X, sq, y, code, gamma, coef0, degree, scale,
+                             shift, buf, slot_of, row_of, last_used, state, stop):
+                return m
             for k in range(g0, g1):
-                if stop[0] != 0:
-                    return m
-                t = free[k]
-                _get_row(t, X, sq, y, code, gamma, coef0, degree, scale, shift, buf,
-                         slot_of, row_of, last_used, state)
-                slots[k - g0] = slot_of[t]
-                coef[k - g0] = alpha[t]
+                coef[k - g0] = alpha[free[k]]
             if threads > 1:
                 _add_free_rows_parallel(G, buf, slots[:g1 - g0], coef[:g1 - g0], active, n)
             else:
@@ -341,6 +378,9 @@ def block_smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scal
     half = q // 2
     ws = np.empty(q, dtype=np.int64)
     slots = np.empty(q, dtype=np.int64)
+    moved = np.empty(q, dtype=np.int64)
+    moved_at = np.empty(q, dtype=np.int64)
+    moved_slots = np.empty(q, dtype=np.int64)
     in_ws = np.zeros(n, dtype=np.bool_)
     active = np.ones(n, dtype=np.bool_)
     act = np.arange(n)
@@ -421,14 +461,18 @@ def block_smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scal
         # the rows of the variables that moved (a stop between them leaves α as it was: the
         # block's changes keep yᵀα only all together)
         delta = np.zeros(m)
+        n_moved = 0
         for k in range(m):
-            t = ws[k]
-            delta[k] = aB[k] - alpha[t]
-            if delta[k] != 0.0 and stop[0] == 0:
-                _get_row(t, X, sq, y, code, gamma, coef0, degree, scale, shift,
-                         buf, slot_of, row_of, last_used, state)
-                slots[k] = slot_of[t]
-        if stop[0] != 0:
+            delta[k] = aB[k] - alpha[ws[k]]
+            if delta[k] != 0.0:
+                moved[n_moved] = ws[k]
+                moved_at[n_moved] = k
+                n_moved += 1
+        fetched = _get_rows(moved[:n_moved], moved_slots, X, sq, y, code, gamma, coef0,
+                            degree, scale, shift, buf, slot_of, row_of, last_used, state, stop)
+        for k in range(n_moved):
+            slots[moved_at[k]] = moved_slots[k]
+        if not fetched or stop[0] != 0:
             interrupted = True
             break
         for k in range(m):

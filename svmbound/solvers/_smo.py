@@ -53,15 +53,15 @@ TAU = 1e-12
 
 
 @njit(cache=True, nogil=True)
-def _get_row(i, X, sq, y, code, gamma, coef0, degree, scale, shift,
-             buf, slot_of, row_of, last_used, state):
-    """Row i of Q from the LRU cache, computing it on a miss. state = [clock, n_filled, misses,
-    threads, pieces] (``smo``)."""
+def _slot_for(i, buf, slot_of, row_of, last_used, state):
+    """(slot, cached) of row i in the LRU cache: its slot when cached, otherwise the next empty
+    slot or the least recently used one (its row dropped), now row i's, to be filled by the
+    caller (``_fill_row``). state = [clock, n_filled, misses, threads, pieces] (``smo``)."""
     state[0] += 1
     s = slot_of[i]
     if s >= 0:
         last_used[s] = state[0]
-        return buf[s]
+        return s, True
     n_slots = buf.shape[0]
     if state[1] < n_slots:
         s = state[1]
@@ -75,7 +75,20 @@ def _get_row(i, X, sq, y, code, gamma, coef0, degree, scale, shift,
                 s = t
         slot_of[row_of[s]] = -1
     state[2] += 1
+    slot_of[i] = s
+    row_of[s] = i
+    last_used[s] = state[0]
+    return s, False
+
+
+@njit(cache=True, nogil=True)
+def _get_row(i, X, sq, y, code, gamma, coef0, degree, scale, shift,
+             buf, slot_of, row_of, last_used, state):
+    """Row i of Q from the LRU cache, computing it on a miss (``_slot_for``)."""
+    s, cached = _slot_for(i, buf, slot_of, row_of, last_used, state)
     row = buf[s]
+    if cached:
+        return row
     yi = y[i] * scale
     if rows_in_pieces(X, state[4]):
         q_row_pieces(X, sq, i, code, gamma, coef0, degree, y, yi, row, state[3])
@@ -84,9 +97,6 @@ def _get_row(i, X, sq, y, code, gamma, coef0, degree, scale, shift,
         for j in range(row.shape[0]):
             row[j] *= yi * y[j]
     row[i] += scale * shift_at(shift, i)
-    slot_of[i] = s
-    row_of[s] = i
-    last_used[s] = state[0]
     return row
 
 
