@@ -157,6 +157,42 @@ def test_the_solution_of_a_large_solve_meets_its_kkt_conditions():
     np.testing.assert_allclose(sol.gradient, g, rtol=0, atol=1e-8 * np.abs(g).max())
 
 
+
+@pytest.mark.parametrize("loss", ["l1", "l2"])
+def test_a_small_solve_on_features_mostly_zeros_computes_its_rows_in_pieces(monkeypatch, loss):
+    """Dense features mostly zeros (one-hot data stored dense) of fewer than CHUNKED_ROWS_MIN
+    rows: ``smo_rows_data`` gives Xᵀ, not centred, for rows in pieces that skip the zeros; the
+    solve is by pairs, its rows on one thread whatever the solve's threads, and it meets the
+    KKT conditions on K recomputed from X, with the BLAS rows' objective; data with more
+    non-zeros keep the BLAS rows of centred X."""
+    from svmbound.kernels.precomputed import smo_rows_data
+    from svmbound.solvers import qp
+    from test_solvers import assert_kkt
+
+    X, y = _data(1500, d=40, zeros=0.85)
+    kernel, C, tol = RBFKernel(sigma2=4.0), 2.0, 1e-6
+    laid = smo_rows_data(X, kernel)
+    assert laid.pieces == 1 and np.array_equal(laid.data, X.T)
+    dense = smo_rows_data(_data(1500, d=40, zeros=0.3)[0], kernel)
+    assert dense.pieces == 0 and abs(dense.data.mean(axis=0)).max() < 1e-12   # centred
+    calls = []
+    monkeypatch.setattr(qp, "block_smo", lambda *a: calls.append("blocks"))
+    inner = qp.smo
+    monkeypatch.setattr(qp, "smo", lambda *a: calls.append(a[-3:]) or inner(*a))
+    with solve_threads_scope(2):
+        sol = solve_svm_dual(X, y, kernel, C, loss=loss, tol=tol)
+    assert calls and all(c == (1, 1, qp.SHRINK_EVERY) for c in calls)   # pairs, one thread
+    assert_kkt(sol, y, C, loss, tol, K=kernel.block(X))
+
+    def blas_rows(X, kernel):       # what such data had before: BLAS rows of centred X
+        Xc = np.ascontiguousarray(X - X.mean(axis=0))
+        return smo_rows_data(X, kernel)._replace(data=Xc, sq=np.einsum("ij,ij->i", Xc, Xc),
+                                                 pieces=0)
+    monkeypatch.setattr(qp, "smo_rows_data", blas_rows)
+    ref = solve_svm_dual(X, y, kernel, C, loss=loss, tol=tol)
+    assert sol.objective == pytest.approx(ref.objective, rel=1e-9)
+
+
 def test_threads_are_shared_out_among_workers_and_restored():
     with solve_threads_scope(4):
         t = solve_threads()

@@ -9,11 +9,13 @@ solver in which ``row_dots`` computes ⟨x_i, x_j⟩ for all j by walking, for e
 the column k (a pass over the non-zeros sharing a feature with x_i, at most nnz(X)). The LRU
 cache, the working-set selection and everything else are the same code.
 
-Threads (issue 32): for dense features and n ≥ ``CHUNKED_ROWS_MIN``
-(``precomputed.smo_rows_data`` decides) the solver gets Xᵀ instead of X and computes each
-kernel row in fixed pieces of ``ROW_CHUNK`` entries (``_q_piece``: the inner products as sums
-of rows of Xᵀ over the non-zeros of x_i, the kernel function and the labels), spread over
-``threads`` threads (numba ``prange``): the rows are most of a large solve's time. A piece's
+Threads (issue 32): for dense features and n ≥ ``CHUNKED_ROWS_MIN``, and for dense features
+mostly zeros at any n (``precomputed.smo_rows_data`` decides), the solver gets Xᵀ instead of X
+and computes each kernel row in fixed pieces of ``ROW_CHUNK`` entries (``_q_piece``: the inner
+products as sums of rows of Xᵀ over the non-zeros of x_i, skipping the zeros that a BLAS row
+multiplies; the kernel function and the labels), spread over ``threads`` threads (numba
+``prange``; from ``CHUNKED_ROWS_MIN`` rows, ``qp.large``): the rows are most of a large solve's
+time. A piece's
 additions are in the same order wherever the piece runs, so a row has the same bits on any
 number of threads (not those of the BLAS product that smaller solves use). The block solver
 computes the rows it misses ``ROW_BATCH`` at a time (``q_rows_pieces``), each piece of every row
@@ -132,7 +134,8 @@ CHUNKED_ROWS_MIN = 8192
 
 def rows_in_pieces(X, pieces):
     """Whether row i of Q is computed in pieces (``q_row_pieces``): ``pieces`` set by the caller
-    (``precomputed.smo_rows_data``: dense features, not a kernel matrix, n large), who then
+    (``precomputed.smo_rows_data``: dense features, not a kernel matrix, n large or the
+    features mostly zeros), who then
     passes the *transposed* features Xᵀ (d × n, C order) as X."""
     return bool(pieces) and not isinstance(X, tuple)
 

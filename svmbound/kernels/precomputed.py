@@ -5,9 +5,9 @@ computes its kernel rows from (``_rows``).
 * :class:`GramRows`: the sub-problem on some rows of a sample whose K is computed already
   (the folds of a cross-validation at one θ share it);
 * :func:`smo_rows_data`: X as the SMO's rows need it — the pair (K, rows) of ``GramRows``, the
-  CSR/CSC arrays of sparse data, or dense C-ordered rows (centred for the RBF kernel, or Xᵀ for
-  rows computed in pieces on several threads) — with the squared row norms ‖x_i‖² the RBF
-  distances come from.
+  CSR/CSC arrays of sparse data, or dense C-ordered rows (centred for the RBF kernel unless
+  mostly zeros, or Xᵀ for rows computed in pieces: large n, or features mostly zeros) — with
+  the squared row norms ‖x_i‖² the RBF distances come from.
 """
 
 from __future__ import annotations
@@ -92,13 +92,16 @@ def smo_rows_data(X, kernel: Kernel) -> SmoRowsData:
         X = kernel.prepare(X)
         return SmoRowsData(numba_data(X), sq_norms(X), d_eff, 0)
     X = np.ascontiguousarray(kernel.prepare(X))
-    # rows in pieces on the solve's threads (``_rows``, issue 32): the solver takes Xᵀ
-    pieces = int(code != PRECOMPUTED and n >= CHUNKED_ROWS_MIN)
-    if code == RBF and not (pieces and 2 * np.count_nonzero(X) <= X.size):
+    # rows in pieces (``_rows``, issue 32), the solver then taking Xᵀ: from CHUNKED_ROWS_MIN
+    # rows, on the solve's threads; at any n for data mostly zeros (one-hot features stored
+    # dense), whose pieces skip the zeros that a BLAS row multiplies (a9a: 14 of 123 columns)
+    mostly_zeros = 2 * np.count_nonzero(X) <= X.size
+    pieces = int(code != PRECOMPUTED and (n >= CHUNKED_ROWS_MIN or mostly_zeros))
+    if code == RBF and not mostly_zeros:
         # exp(−γ‖x − z‖²) is translation invariant: centring makes ‖x‖² + ‖z‖² − 2⟨x, z⟩
-        # lose far fewer digits on data far from the origin. Not for pieces of data mostly
-        # zeros (one-hot features stored dense), as not for sparse data (``RBFKernel.block``):
-        # centring would make every entry non-zero, which the pieces skip (a9a: 14 of 123).
+        # lose far fewer digits on data far from the origin. Not for data mostly zeros, as
+        # not for sparse data (``RBFKernel.block``): centring would make every entry
+        # non-zero, which the pieces skip.
         X = np.ascontiguousarray(X - column_mean(X))
     sq = np.einsum("ij,ij->i", X, X) if code != PRECOMPUTED else np.zeros(n)
     d_eff = X.shape[1]

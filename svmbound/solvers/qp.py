@@ -19,7 +19,8 @@ from numba import config as numba_config
 from numba import set_num_threads as numba_set_num_threads
 
 from ..exceptions import ConvergenceWarning
-from ..kernels import GramRows, Kernel, PrecomputedKernel, _row_blocks, smo_rows_data
+from ..kernels import (GramRows, Kernel, PrecomputedKernel, _row_blocks, precomputed,
+                       smo_rows_data)
 from ..kernels._rows import RBF, _probe_parallel
 from ._block import block_smo
 from ._smo import offset, smo
@@ -408,17 +409,25 @@ def _solve_and_offset(solver, *args):
 #: LIBSVM's min(n, 1000)); the reason for the number: ``docs/decisions.md``.
 SHRINK_EVERY = 100
 
-#: A problem whose kernel rows are computed in pieces (dense features, n ≥
-#: ``kernels._rows.CHUNKED_ROWS_MIN``: ``smo_rows_data``) and whose cache holds 2·BLOCK_SIZE rows
-#: (or all n) is solved by working sets of BLOCK_SIZE variables (``_block.block_smo``) rather than
-#: pairs (``_smo.smo``); the reasons: ``docs/decisions.md``, "block_smo".
+#: A problem whose kernel rows are computed in pieces (``smo_rows_data``) of n ≥
+#: ``kernels._rows.CHUNKED_ROWS_MIN`` rows and whose cache holds 2·BLOCK_SIZE rows (or all n) is
+#: solved by working sets of BLOCK_SIZE variables (``_block.block_smo``) rather than pairs
+#: (``_smo.smo``), and its rows on the solve's threads (fewer rows, pieces of data mostly zeros:
+#: pairs, one thread); the reasons: ``docs/decisions.md``, "block_smo".
 BLOCK_SIZE = 512
 
 
 def uses_blocks(n: int, cache_rows: int, pieces: int) -> bool:
     """Whether a solve of n rows whose cache holds ``cache_rows`` rows and whose rows are
     computed in ``pieces`` runs ``_block.block_smo`` (above)."""
-    return bool(pieces) and cache_rows >= min(n, 2 * BLOCK_SIZE)
+    return bool(pieces) and large(n) and cache_rows >= min(n, 2 * BLOCK_SIZE)
+
+
+def large(n: int) -> bool:
+    """Whether a solve of n rows is large enough for its kernel rows to run on several threads
+    and by blocks (``CHUNKED_ROWS_MIN``): a parallel region per row of a few pieces cost more
+    than it gained."""
+    return n >= precomputed.CHUNKED_ROWS_MIN
 
 
 #: A problem of at most SMALL_ROWS rows and SMALL_WORK = n²·(features per row) is solved in the
@@ -459,7 +468,8 @@ def _run(args, max_iter: int, buf, flag, n: int, d_eff: float, stall: bool = Fal
                                   flag=flag) + (False,)
     if n > SMALL_ROWS or float(n) * n * max(d_eff, 1.0) > SMALL_WORK:
         return call_interruptibly(_solve_and_offset, smo, *args, max_iter, buf, flag.array,
-                                  solve_threads(), pieces, SHRINK_EVERY, flag=flag) + (False,)
+                                  solve_threads() if large(n) else 1, pieces, SHRINK_EVERY,
+                                  flag=flag) + (False,)
     tol = args[-1]
     total = rows = 0
     ref, since = np.inf, 0          # the lowest violation at a slice end that halved the last
