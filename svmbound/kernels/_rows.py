@@ -15,11 +15,11 @@ and computes each kernel row in fixed pieces of ``ROW_CHUNK`` entries (``_q_piec
 products as sums of rows of Xᵀ over the non-zeros of x_i, skipping the zeros that a BLAS row
 multiplies; the kernel function and the labels), spread over ``threads`` threads (numba
 ``prange``; from ``CHUNKED_ROWS_MIN`` rows, ``qp.large``): the rows are most of a large solve's
-time. A piece's
-additions are in the same order wherever the piece runs, so a row has the same bits on any
-number of threads (not those of the BLAS product that smaller solves use). The block solver
-computes the rows it misses ``ROW_BATCH`` at a time (``q_rows_pieces``), each piece of every row
-in turn: a piece of Xᵀ is then read from memory once for them all, and a row is the same bits.
+time. A piece's additions are in the same order wherever the piece runs, so a row has the same
+bits on any number of threads (not those of the BLAS product that other solves use). The block
+solver computes the rows it misses ``ROW_BATCH`` at a time (``q_rows_pieces``), each piece of
+every row in turn: a piece of Xᵀ is then read from memory once for them all, and a row is the
+same bits.
 
 Rows of a shared kernel matrix (``precomputed.GramRows``, code PRECOMPUTED): X is the pair (K,
 rows) and K_ij of the sub-problem is K[rows[i], rows[j]], read from K without copying the block

@@ -56,7 +56,8 @@ TAU = 1e-12
 def _slot_for(i, buf, slot_of, row_of, last_used, state):
     """(slot, cached) of row i in the LRU cache: its slot when cached, otherwise the next empty
     slot or the least recently used one (its row dropped), now row i's, to be filled by the
-    caller (``_fill_row``). state = [clock, n_filled, misses, threads, pieces] (``smo``)."""
+    caller (``_get_row``, ``_block._get_rows``). state = [clock, n_filled, misses, threads,
+    pieces] (``smo``)."""
     state[0] += 1
     s = slot_of[i]
     if s >= 0:
