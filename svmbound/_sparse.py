@@ -202,6 +202,28 @@ def numba_data(X) -> tuple:
             np.ascontiguousarray(Xc.indptr, dtype=i64))
 
 
+def walk_share(X) -> float:
+    """Σ_k nnz_k² / (n · nnz) over the columns k of the sparse X (nnz_k: column k's stored
+    entries): what computing every kernel row by the sparse walk (``kernels._rows.row_dots``:
+    for each non-zero x_ik, column k's entries) reads, as a share of what rows in pieces from a
+    dense Xᵀ read (for each non-zero x_ik, all n entries of row k of Xᵀ). 1 for a dense column
+    in every row; the density itself when the columns are equally filled."""
+    X = X.tocsr()
+    if X.nnz == 0:
+        return 0.0
+    nnz_k = np.bincount(X.indices, minlength=X.shape[1]).astype(np.float64)
+    return float(nnz_k @ nnz_k) / (float(X.shape[0]) * X.nnz)
+
+
+def dense_transpose(X) -> np.ndarray:
+    """Xᵀ of the canonical CSR matrix X over the columns it uses (``compact_columns``: the
+    columns storing no entry add nothing to any inner product), as a dense C-ordered array."""
+    X, _ = compact_columns(X)
+    out = np.zeros((X.shape[1], X.shape[0]))
+    out[X.indices, np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))] = X.data
+    return out
+
+
 def all_rows_equal(X) -> bool:
     """Whether every row of the canonical CSR matrix X is the same point (exact)."""
     X = X.tocsr()

@@ -313,3 +313,76 @@ def test_row_helpers_give_the_same_rows_and_costs_dense_or_csr():
     assert entry_variance(A) == float(A.var())
     assert entry_variance(sp.csr_matrix(A)) == pytest.approx(A.var(), rel=1e-12)
     assert c_contiguous(B) is B and c_contiguous(A.T).flags["C_CONTIGUOUS"]
+
+
+def test_walk_share_is_what_the_sparse_walk_reads_over_what_rows_in_pieces_read():
+    """Σ_k nnz_k² / (n·nnz) = Σ_i Σ_j |nz(x_i) ∩ nz(x_j)| (the entries the walk visits for every
+    row) over n · nnz (the entries of Xᵀ that rows in pieces read); the density when every
+    column holds as many entries."""
+    from svmbound._sparse import walk_share
+
+    X = sp.random(60, 25, density=0.3, random_state=3, format="csr")
+    nz = (X.toarray() != 0).astype(np.int64)
+    assert walk_share(X) == pytest.approx((nz @ nz.T).sum() / (60 * X.nnz), rel=1e-12)
+    even = sp.csr_matrix(np.kron(np.eye(4), np.ones((5, 3))))   # each column 5 of 20 rows
+    assert walk_share(even) == pytest.approx(0.25, rel=1e-12)
+    assert walk_share(sp.csr_matrix((7, 3))) == 0.0
+
+
+def _filled_csr(n, d, density, seed, binary=False):
+    """CSR data whose columns are filled unevenly (a few in most rows, as one-hot features),
+    with an empty column; labels from the first columns."""
+    rng = np.random.default_rng(seed)
+    fill = density * np.linspace(1.9, 0.1, d)
+    mask = rng.random((n, d)) < fill
+    mask[:, 3] = False
+    X = np.where(mask, 1.0 if binary else rng.normal(size=(n, d)), 0.0)
+    y = np.where(X[:, 0] - X[:, 1] + 0.5 * X[:, 2] + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
+    return sp.csr_matrix(X), X, y
+
+
+def test_sparse_rows_come_from_a_dense_transpose_when_the_walk_reads_as_much():
+    """``smo_rows_data``: sparse X whose walk share reaches DENSE_SPARSE_MIN_WALK and whose
+    dense Xᵀ (the columns used) fits in DENSE_SPARSE_CACHE_SHARE of the row cache gets rows in
+    pieces from that Xᵀ, not centred; sparser data, or a cache too small, keep the walk."""
+    from svmbound._sparse import walk_share
+    from svmbound.kernels.precomputed import (DENSE_SPARSE_CACHE_SHARE, DENSE_SPARSE_MIN_WALK,
+                                              smo_rows_data)
+
+    X, Xd, _ = _filled_csr(400, 30, 0.4, seed=5)
+    kernel = RBFKernel(2.0)
+    assert walk_share(X) >= DENSE_SPARSE_MIN_WALK
+    used = np.flatnonzero(np.abs(Xd).sum(axis=0))
+    assert used.size == 29
+    need = 8.0 * 400 * used.size / DENSE_SPARSE_CACHE_SHARE      # the cache that Xᵀ fits
+    laid = smo_rows_data(X, kernel, need)
+    assert laid.pieces == 1 and np.array_equal(laid.data, Xd[:, used].T)
+    assert laid.data.flags.c_contiguous
+    np.testing.assert_allclose(laid.sq, np.einsum("ij,ij->i", Xd, Xd), rtol=1e-14)
+    assert isinstance(smo_rows_data(X, kernel, 0.99 * need).data, tuple)     # the walk
+    sparser = _filled_csr(400, 30, 0.05, seed=5)[0]
+    assert walk_share(sparser) < DENSE_SPARSE_MIN_WALK
+    assert isinstance(smo_rows_data(sparser, kernel, 1e12).data, tuple)
+
+
+@pytest.mark.parametrize("loss", ["l1", "l2"])
+def test_a_solve_on_csr_by_a_dense_transpose_is_the_walks_and_the_dense_solve(monkeypatch, loss):
+    """The solve from CSR X with rows in pieces from its dense Xᵀ meets the KKT conditions on K
+    recomputed from X and has the objective of the solve by the sparse walk (to 1e-9); on 0/1
+    data, where every sum is exact, its α are the dense array's solve (also in pieces) bit for
+    bit."""
+    from svmbound.kernels import precomputed
+    from svmbound.solvers import qp
+    from test_solvers import assert_kkt
+
+    X, Xd, y = _filled_csr(600, 24, 0.35, seed=6, binary=True)
+    kernel, C, tol = RBFKernel(sigma2=3.0), 2.0, 1e-6
+    sol = solve_svm_dual(X, y, kernel, C, loss=loss, tol=tol)
+    assert qp.smo_rows_data(X, kernel, 2e8).pieces == 1
+    assert_kkt(sol, y, C, loss, tol, K=kernel.block(Xd))
+    dense = solve_svm_dual(Xd, y, kernel, C, loss=loss, tol=tol)
+    np.testing.assert_array_equal(sol.alpha, dense.alpha)
+    assert sol.b == dense.b
+    monkeypatch.setattr(precomputed, "DENSE_SPARSE_MIN_WALK", 2.0)           # the walk
+    walk = solve_svm_dual(X, y, kernel, C, loss=loss, tol=tol)
+    assert sol.objective == pytest.approx(walk.objective, rel=1e-9)

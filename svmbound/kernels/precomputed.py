@@ -16,7 +16,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._sparse import entries_per_row, issparse, numba_data, sq_norms
+from .._sparse import (check_csr, dense_transpose, entries_per_row, issparse, numba_data,
+                       sq_norms, walk_share)
 from ._rows import CHUNKED_ROWS_MIN, PRECOMPUTED, RBF
 from .standard import Kernel, PolynomialKernel, RBFKernel, column_mean
 
@@ -76,9 +77,18 @@ class SmoRowsData(NamedTuple):
     pieces: int         # 1: rows computed in pieces from Xᵀ on the solve's threads (``_rows``)
 
 
-def smo_rows_data(X, kernel: Kernel) -> SmoRowsData:
+#: Sparse X whose rows by the sparse walk would read at least this share of what rows in pieces
+#: read (``_sparse.walk_share``) get their rows in pieces from a dense Xᵀ, as dense features
+#: mostly zeros do, when that Xᵀ takes at most ``DENSE_SPARSE_CACHE_SHARE`` of the row cache
+#: (reasons: ``docs/decisions.md``, "Sparse data as a dense Xᵀ").
+DENSE_SPARSE_MIN_WALK = 0.3
+DENSE_SPARSE_CACHE_SHARE = 0.25
+
+
+def smo_rows_data(X, kernel: Kernel, cache_bytes: float = 0.0) -> SmoRowsData:
     """X (dense, CSR or :class:`GramRows`) laid out for the numba SMO's kernel rows at
-    ``kernel`` (module docstring)."""
+    ``kernel`` (module docstring); ``cache_bytes``: the solve's row cache, which bounds a dense
+    Xᵀ of sparse X (``DENSE_SPARSE_CACHE_SHARE``)."""
     code = kernel.spec()[0]
     n = X.shape[0]
     if isinstance(X, GramRows):
@@ -90,6 +100,12 @@ def smo_rows_data(X, kernel: Kernel) -> SmoRowsData:
         # densify; see ``RBFKernel.block`` for why sparse data do not need it)
         d_eff = entries_per_row(X)
         X = kernel.prepare(X)
+        if code != PRECOMPUTED and walk_share(X) >= DENSE_SPARSE_MIN_WALK:
+            X = check_csr(X)
+            n_cols = np.unique(X.indices).size
+            if 8.0 * n * n_cols <= DENSE_SPARSE_CACHE_SHARE * cache_bytes:
+                # rows in pieces from a dense Xᵀ of the columns used (not centred: as sparse)
+                return SmoRowsData(dense_transpose(X), sq_norms(X), d_eff, 1)
         return SmoRowsData(numba_data(X), sq_norms(X), d_eff, 0)
     X = np.ascontiguousarray(kernel.prepare(X))
     # rows in pieces (``_rows``, issue 32), the solver then taking Xᵀ: from CHUNKED_ROWS_MIN

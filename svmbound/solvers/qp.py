@@ -509,7 +509,8 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
     n = y.shape[0]
     code, gamma, coef0, degree = kernel.spec()
     X_kernel = X                     # what kernel.block expects (initial gradient)
-    X, sq, d_eff, pieces = smo_rows_data(X, kernel)
+    buf = cache_buffer(n, cache_mb)             # (validates cache_mb)
+    X, sq, d_eff, pieces = smo_rows_data(X, kernel, float(cache_megabytes(cache_mb)) * 2**20)
     check_kernel_finite(sq, kernel, "the squared norm")
     if code != RBF:              # (an RBF kernel's diagonal is 1; its distances come from sq)
         check_kernel_finite(X_kernel.K[X_kernel.rows, X_kernel.rows]
@@ -527,7 +528,6 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
         G0, G_bar0 = (np.array(g, dtype=np.float64, copy=True) for g in gradient0)
     args = (X, sq, y, p, ub, a, G0, G_bar0, int(code), float(gamma), float(coef0), int(degree),
             float(scale), shift, check_positive_tol(tol))
-    buf = cache_buffer(n, cache_mb)
     flag = current_flag()
     if flag is None:     # a flag of its own, registered for request_stop() while it runs
         with StopFlag() as flag:
