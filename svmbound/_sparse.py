@@ -135,6 +135,13 @@ def dots(X, Z, out=None) -> np.ndarray:
         out = np.empty((X.shape[0], Z.shape[0]))
     if sx and sz:
         X = X.tocsr()
+        Zr = Z.csr if isinstance(Z, UsedColumns) else Z.tocsr()
+        if _blas_pays(X, Zr, out.shape):
+            Zr, used = compact_columns(Zr)
+            pos = X.indices if used is None else _positions(used, X.indices)
+            np.matmul(_dense_rows(X.data, pos, X.indptr, Zr.shape[1]),
+                      _dense_rows(Zr.data, Zr.indices, Zr.indptr, Zr.shape[1]).T, out=out)
+            return out
         if isinstance(Z, UsedColumns):
             _csr_csc_dots(X.data, Z.position(X.indices), X.indptr, Z.data, Z.indices,
                           Z.indptr, out)
@@ -149,6 +156,24 @@ def dots(X, Z, out=None) -> np.ndarray:
     else:                        # dense @ CSRᵀ = (CSR @ denseᵀ)ᵀ
         out[...] = np.asarray(Z @ np.ascontiguousarray(X.T)).T
     return out
+
+
+def _blas_pays(X, Z, shape) -> bool:
+    """Whether X Zᵀ (X, Z CSR) is computed from dense copies by BLAS (:func:`dots`): the walk
+    share of X against Z at least ``DENSE_MIN_WALK``, and the dense copies of X and Z (over the
+    columns Z uses) no larger than the block computed."""
+    n_cols = np.unique(Z.indices).size
+    return ((shape[0] + shape[1]) * n_cols <= shape[0] * shape[1]
+            and walk_share(X, Z) >= DENSE_MIN_WALK)
+
+
+def _positions(used, indices) -> np.ndarray:
+    """Each column index's position in the sorted ``used``, −1 where it is not used."""
+    if used.size == 0:
+        return np.full(indices.shape, -1, dtype=np.int64)
+    pos = np.searchsorted(used, indices)
+    hit = used[np.minimum(pos, used.size - 1)] == indices
+    return np.where(hit, pos, -1).astype(np.int64)
 
 
 def compact_columns(X) -> tuple:
@@ -180,11 +205,7 @@ class UsedColumns:
 
     def position(self, indices) -> np.ndarray:
         """Each column index's position in ``cols``, −1 where Z does not use the column."""
-        if self.cols.size == 0:
-            return np.full(indices.shape, -1, dtype=np.int64)
-        pos = np.searchsorted(self.cols, indices)
-        hit = self.cols[np.minimum(pos, self.cols.size - 1)] == indices
-        return np.where(hit, pos, -1).astype(np.int64)
+        return _positions(self.cols, indices)
 
 
 def numba_data(X) -> tuple:
@@ -202,25 +223,48 @@ def numba_data(X) -> tuple:
             np.ascontiguousarray(Xc.indptr, dtype=i64))
 
 
-def walk_share(X) -> float:
-    """Σ_k nnz_k² / (n · nnz) over the columns k of the sparse X (nnz_k: column k's stored
-    entries): what computing every kernel row by the sparse walk (``kernels._rows.row_dots``:
-    for each non-zero x_ik, column k's entries) reads, as a share of what rows in pieces from a
-    dense Xᵀ read (for each non-zero x_ik, all n entries of row k of Xᵀ). 1 for a dense column
-    in every row; the density itself when the columns are equally filled."""
+#: Sparse data whose walk share (:func:`walk_share`) reaches this are computed on as dense
+#: arrays: kernel rows in pieces from a dense Xᵀ (``kernels.precomputed.smo_rows_data``) and
+#: blocks of inner products by BLAS (:func:`dots`); reasons: ``docs/decisions.md``, "Sparse
+#: data as dense arrays".
+DENSE_MIN_WALK = 0.3
+
+
+def walk_share(X, Z=None) -> float:
+    """Σ_k nnz_X(k)·nnz_Z(k) / (nnz(X) · n_Z) over the columns k of the sparse X and Z (Z = X
+    by default; nnz_X(k): column k's stored entries in X): what the inner products of every row
+    of X with every row of Z read by the sparse walk (for each non-zero x_ik, column k's entries
+    of Z: ``kernels._rows.row_dots``, :func:`dots`), as a share of what they read from a dense
+    Zᵀ (for each non-zero x_ik, all n_Z entries of row k of Zᵀ). 1 for a column full in every
+    row; the density itself when the columns are equally filled."""
     X = X.tocsr()
-    if X.nnz == 0:
+    Z = X if Z is None else Z.tocsr()
+    if X.nnz == 0 or Z.nnz == 0:
         return 0.0
-    nnz_k = np.bincount(X.indices, minlength=X.shape[1]).astype(np.float64)
-    return float(nnz_k @ nnz_k) / (float(X.shape[0]) * X.nnz)
+    cols, nx = np.unique(X.indices, return_counts=True)     # (no array of the full width)
+    if Z is X:
+        shared = float(nx @ nx.astype(np.float64))
+    else:
+        z_cols, nz = np.unique(Z.indices, return_counts=True)
+        _, ix, iz = np.intersect1d(cols, z_cols, assume_unique=True, return_indices=True)
+        shared = float(nx[ix] @ nz[iz].astype(np.float64))
+    return shared / (float(X.nnz) * Z.shape[0])
 
 
 def dense_transpose(X) -> np.ndarray:
     """Xᵀ of the canonical CSR matrix X over the columns it uses (``compact_columns``: the
     columns storing no entry add nothing to any inner product), as a dense C-ordered array."""
     X, _ = compact_columns(X)
-    out = np.zeros((X.shape[1], X.shape[0]))
-    out[X.indices, np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))] = X.data
+    return _dense_rows(X.data, X.indices, X.indptr, X.shape[1]).T.copy()
+
+
+def _dense_rows(data, cols, indptr, n_cols) -> np.ndarray:
+    """The dense rows of the canonical CSR arrays, over columns 0..n_cols−1 (entries whose
+    column is −1 dropped)."""
+    out = np.zeros((indptr.size - 1, n_cols))
+    rows = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
+    keep = cols >= 0
+    out[rows[keep], cols[keep]] = data[keep]
     return out
 
 

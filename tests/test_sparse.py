@@ -324,6 +324,9 @@ def test_walk_share_is_what_the_sparse_walk_reads_over_what_rows_in_pieces_read(
     X = sp.random(60, 25, density=0.3, random_state=3, format="csr")
     nz = (X.toarray() != 0).astype(np.int64)
     assert walk_share(X) == pytest.approx((nz @ nz.T).sum() / (60 * X.nnz), rel=1e-12)
+    Z = sp.random(45, 25, density=0.5, random_state=4, format="csr")
+    nzz = (Z.toarray() != 0).astype(np.int64)
+    assert walk_share(X, Z) == pytest.approx((nz @ nzz.T).sum() / (45 * X.nnz), rel=1e-12)
     even = sp.csr_matrix(np.kron(np.eye(4), np.ones((5, 3))))   # each column 5 of 20 rows
     assert walk_share(even) == pytest.approx(0.25, rel=1e-12)
     assert walk_share(sp.csr_matrix((7, 3))) == 0.0
@@ -342,16 +345,15 @@ def _filled_csr(n, d, density, seed, binary=False):
 
 
 def test_sparse_rows_come_from_a_dense_transpose_when_the_walk_reads_as_much():
-    """``smo_rows_data``: sparse X whose walk share reaches DENSE_SPARSE_MIN_WALK and whose
+    """``smo_rows_data``: sparse X whose walk share reaches DENSE_MIN_WALK and whose
     dense Xᵀ (the columns used) fits in DENSE_SPARSE_CACHE_SHARE of the row cache gets rows in
     pieces from that Xᵀ, not centred; sparser data, or a cache too small, keep the walk."""
-    from svmbound._sparse import walk_share
-    from svmbound.kernels.precomputed import (DENSE_SPARSE_CACHE_SHARE, DENSE_SPARSE_MIN_WALK,
-                                              smo_rows_data)
+    from svmbound._sparse import DENSE_MIN_WALK, walk_share
+    from svmbound.kernels.precomputed import DENSE_SPARSE_CACHE_SHARE, smo_rows_data
 
     X, Xd, _ = _filled_csr(400, 30, 0.4, seed=5)
     kernel = RBFKernel(2.0)
-    assert walk_share(X) >= DENSE_SPARSE_MIN_WALK
+    assert walk_share(X) >= DENSE_MIN_WALK
     used = np.flatnonzero(np.abs(Xd).sum(axis=0))
     assert used.size == 29
     need = 8.0 * 400 * used.size / DENSE_SPARSE_CACHE_SHARE      # the cache that Xᵀ fits
@@ -361,7 +363,7 @@ def test_sparse_rows_come_from_a_dense_transpose_when_the_walk_reads_as_much():
     np.testing.assert_allclose(laid.sq, np.einsum("ij,ij->i", Xd, Xd), rtol=1e-14)
     assert isinstance(smo_rows_data(X, kernel, 0.99 * need).data, tuple)     # the walk
     sparser = _filled_csr(400, 30, 0.05, seed=5)[0]
-    assert walk_share(sparser) < DENSE_SPARSE_MIN_WALK
+    assert walk_share(sparser) < DENSE_MIN_WALK
     assert isinstance(smo_rows_data(sparser, kernel, 1e12).data, tuple)
 
 
@@ -371,7 +373,7 @@ def test_a_solve_on_csr_by_a_dense_transpose_is_the_walks_and_the_dense_solve(mo
     recomputed from X and has the objective of the solve by the sparse walk (to 1e-9); on 0/1
     data, where every sum is exact, its α are the dense array's solve (also in pieces) bit for
     bit."""
-    from svmbound.kernels import precomputed
+    from svmbound import _sparse
     from svmbound.solvers import qp
     from test_solvers import assert_kkt
 
@@ -383,6 +385,34 @@ def test_a_solve_on_csr_by_a_dense_transpose_is_the_walks_and_the_dense_solve(mo
     dense = solve_svm_dual(Xd, y, kernel, C, loss=loss, tol=tol)
     np.testing.assert_array_equal(sol.alpha, dense.alpha)
     assert sol.b == dense.b
-    monkeypatch.setattr(precomputed, "DENSE_SPARSE_MIN_WALK", 2.0)           # the walk
+    monkeypatch.setattr(_sparse, "DENSE_MIN_WALK", 2.0)                      # the walk
     walk = solve_svm_dual(X, y, kernel, C, loss=loss, tol=tol)
     assert sol.objective == pytest.approx(walk.objective, rel=1e-9)
+
+
+@pytest.mark.parametrize("used_columns", [False, True])
+def test_sparse_inner_products_by_blas_where_the_walk_would_read_as_much(monkeypatch,
+                                                                        used_columns):
+    """``_sparse.dots`` of two sparse matrices whose walk share reaches DENSE_MIN_WALK (and
+    whose dense copies are no larger than the block) multiplies dense copies over the columns Z
+    uses (X's other columns dropped) — the walk's products to rounding; otherwise it walks."""
+    from svmbound import _sparse
+
+    X = _filled_csr(300, 40, 0.4, seed=7)[0]
+    Z = _filled_csr(200, 40, 0.4, seed=8)[0][:, :35]      # X has columns Z lacks
+    Z = sp.hstack([Z, sp.csr_matrix((200, 5))]).tocsr()
+    Zarg = _sparse.UsedColumns(Z) if used_columns else Z
+    ref = X.toarray() @ Z.toarray().T
+    walked = []
+    inner = _sparse._csr_csc_dots
+    monkeypatch.setattr(_sparse, "_csr_csc_dots", lambda *a: walked.append(1) or inner(*a))
+    np.testing.assert_allclose(_sparse.dots(X, Zarg), ref, rtol=1e-12, atol=1e-12)
+    assert not walked
+    thin = _filled_csr(200, 40, 0.04, seed=8)[0]            # its columns: few rows each
+    thin_arg = _sparse.UsedColumns(thin) if used_columns else thin
+    np.testing.assert_allclose(_sparse.dots(X, thin_arg), X.toarray() @ thin.toarray().T,
+                               rtol=1e-12, atol=1e-12)
+    assert walked
+    walked.clear()
+    _sparse.dots(X[:3], Zarg)                  # dense copies larger than the 3 × 200 block
+    assert walked

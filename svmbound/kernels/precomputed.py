@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .. import _sparse
 from .._sparse import (check_csr, dense_transpose, entries_per_row, issparse, numba_data,
                        sq_norms, walk_share)
 from ._rows import CHUNKED_ROWS_MIN, PRECOMPUTED, RBF
@@ -77,11 +78,9 @@ class SmoRowsData(NamedTuple):
     pieces: int         # 1: rows computed in pieces from Xᵀ on the solve's threads (``_rows``)
 
 
-#: Sparse X whose rows by the sparse walk would read at least this share of what rows in pieces
-#: read (``_sparse.walk_share``) get their rows in pieces from a dense Xᵀ, as dense features
-#: mostly zeros do, when that Xᵀ takes at most ``DENSE_SPARSE_CACHE_SHARE`` of the row cache
-#: (reasons: ``docs/decisions.md``, "Sparse data as a dense Xᵀ").
-DENSE_SPARSE_MIN_WALK = 0.3
+#: Sparse X whose walk share reaches ``_sparse.DENSE_MIN_WALK`` gets its rows in pieces from a
+#: dense Xᵀ, as dense features mostly zeros do, when that Xᵀ takes at most this share of the row
+#: cache (reasons: ``docs/decisions.md``, "Sparse data as dense arrays").
 DENSE_SPARSE_CACHE_SHARE = 0.25
 
 
@@ -100,7 +99,7 @@ def smo_rows_data(X, kernel: Kernel, cache_bytes: float = 0.0) -> SmoRowsData:
         # densify; see ``RBFKernel.block`` for why sparse data do not need it)
         d_eff = entries_per_row(X)
         X = kernel.prepare(X)
-        if code != PRECOMPUTED and walk_share(X) >= DENSE_SPARSE_MIN_WALK:
+        if code != PRECOMPUTED and walk_share(X) >= _sparse.DENSE_MIN_WALK:
             X = check_csr(X)
             n_cols = np.unique(X.indices).size
             if 8.0 * n * n_cols <= DENSE_SPARSE_CACHE_SHARE * cache_bytes:
