@@ -17,8 +17,8 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import _sparse
-from .._sparse import (check_csr, dense_transpose, entries_per_row, issparse, numba_data,
-                       sq_norms, walk_share)
+from .._sparse import (check_csr, column_counts, dense_transpose, entries_per_row, issparse,
+                       numba_data, sq_norms, walk_share)
 from ._rows import CHUNKED_ROWS_MIN, PRECOMPUTED, RBF
 from .standard import Kernel, PolynomialKernel, RBFKernel, column_mean
 
@@ -101,7 +101,7 @@ def smo_rows_data(X, kernel: Kernel, cache_bytes: float = 0.0) -> SmoRowsData:
         X = kernel.prepare(X)
         if code != PRECOMPUTED and walk_share(X) >= _sparse.DENSE_MIN_WALK:
             X = check_csr(X)
-            n_cols = np.unique(X.indices).size
+            n_cols = column_counts(X)[0].size
             if 8.0 * n * n_cols <= DENSE_SPARSE_CACHE_SHARE * cache_bytes:
                 # rows in pieces from a dense Xᵀ of the columns used (not centred: as sparse)
                 return SmoRowsData(dense_transpose(X), sq_norms(X), d_eff, 1)
