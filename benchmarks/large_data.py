@@ -15,10 +15,11 @@ run: 550 fits of ~15 s on ijcnn1 ≈ 1.2 h on 2 cores (docs/lab-notebook.md, iss
 rows (seed 0; the test file as it is), every method on the same sample; up to 2 × 5,000 rows the
 peers search on the whole sample. ``dense200``: a generated dense set (``make_classification``,
 200 features of which 20 informative and 20 redundant, 2 % flipped labels, seed 0; 50,000
-training and 20,000 test rows).
+training and 20,000 test rows). ``--csr``: X and the test rows as scipy CSR matrices, as
+``load_svmlight_file`` gives a LIBSVM user (every method, SVC at θ* included, fits them).
 
     python benchmarks/large_data.py [--data DIR] [--cases ijcnn1 a9a] [--jobs 2]
-        [--methods l2 l1 random-sub grid-sub] [--rows 2000 5000 …] [--cache-size MB]
+        [--methods l2 l1 random-sub grid-sub] [--rows 2000 5000 …] [--cache-size MB] [--csr]
         [--out FILE.md]
 """
 
@@ -179,6 +180,7 @@ def main(argv=None):
                     help="BoundSVC's cache_size (MB or 'auto'; default: the estimator's)")
     ap.add_argument("--rows", type=int, nargs="+", default=None,
                     help="samples of this many training rows (default: every row)")
+    ap.add_argument("--csr", action="store_true", help="X as CSR matrices (sparse input)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     root = data_root(args.data)
@@ -196,6 +198,10 @@ def main(argv=None):
     cases = [(name, n) for name in args.cases for n in (args.rows or [None])]
     for name, n_rows in cases:
         X, y, Xt, yt = load(root, name)
+        if args.csr:
+            import scipy.sparse as sp
+
+            X, Xt = sp.csr_matrix(X), sp.csr_matrix(Xt)
         if n_rows is not None and n_rows < y.size:
             X, y = sample_rows(X, y, n_rows)
         for m in args.methods:
