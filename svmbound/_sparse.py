@@ -125,7 +125,9 @@ def _csr_csc_dots(adata, aind, aptr, bdata, bind, bptr, out):
 
 def dots(X, Z, out=None) -> np.ndarray:
     """The dense block of inner products X Zᵀ (X, Z dense or CSR), written to ``out`` when
-    given. Never densifies X or Z."""
+    given. X and Z themselves are never densified: where the walk would read about as much as
+    BLAS (:func:`_blas_pays`), dense copies of them over the columns Z uses, no larger than the
+    block, are multiplied instead."""
     sx, sz = issparse(X), issparse(Z)
     if not sx and not sz:
         if out is None:

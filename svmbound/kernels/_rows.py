@@ -7,7 +7,9 @@ Sparse data (issue 13): X is then not a 2-D array but the tuple of ``_sparse.num
 (CSR data, indices, pointers, then the CSC ones); numba compiles a second version of the
 solver in which ``row_dots`` computes ⟨x_i, x_j⟩ for all j by walking, for each non-zero x_ik,
 the column k (a pass over the non-zeros sharing a feature with x_i, at most nnz(X)). The LRU
-cache, the working-set selection and everything else are the same code.
+cache, the working-set selection and everything else are the same code. Sparse data whose walk
+would read about as much as rows in pieces (``_sparse.walk_share``) come as a dense Xᵀ instead
+(``precomputed.smo_rows_data``), as dense features mostly zeros do.
 
 Threads (issue 32): for dense features and n ≥ ``CHUNKED_ROWS_MIN``, and for dense features
 mostly zeros at any n (``precomputed.smo_rows_data`` decides), the solver gets Xᵀ instead of X

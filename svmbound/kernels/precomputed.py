@@ -5,7 +5,8 @@ computes its kernel rows from (``_rows``).
 * :class:`GramRows`: the sub-problem on some rows of a sample whose K is computed already
   (the folds of a cross-validation at one θ share it);
 * :func:`smo_rows_data`: X as the SMO's rows need it — the pair (K, rows) of ``GramRows``, the
-  CSR/CSC arrays of sparse data, or dense C-ordered rows (centred for the RBF kernel unless
+  CSR/CSC arrays of sparse data (a dense Xᵀ of them where the walk reads as much,
+  ``_sparse.walk_share``), or dense C-ordered rows (centred for the RBF kernel unless
   mostly zeros, or Xᵀ for rows computed in pieces: large n, or features mostly zeros) — with
   the squared row norms ‖x_i‖² the RBF distances come from.
 """
