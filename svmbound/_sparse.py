@@ -138,11 +138,9 @@ def dots(X, Z, out=None) -> np.ndarray:
     if sx and sz:
         X = X.tocsr()
         Zr = Z.csr if isinstance(Z, UsedColumns) else Z.tocsr()
-        if _blas_pays(X, Zr, out.shape):
-            Zr, used = compact_columns(Zr)
-            pos = X.indices if used is None else _positions(used, X.indices)
-            np.matmul(_dense_rows(X.data, pos, X.indptr, Zr.shape[1]),
-                      _dense_rows(Zr.data, Zr.indices, Zr.indptr, Zr.shape[1]).T, out=out)
+        cols = Z.cols if isinstance(Z, UsedColumns) else column_counts(Zr)[0]
+        if _blas_pays(X, Zr, cols.size, out.shape):
+            np.matmul(_dense(X, cols), _dense(Zr, cols).T, out=out)
             return out
         if isinstance(Z, UsedColumns):
             _csr_csc_dots(X.data, Z.position(X.indices), X.indptr, Z.data, Z.indices,
@@ -160,11 +158,10 @@ def dots(X, Z, out=None) -> np.ndarray:
     return out
 
 
-def _blas_pays(X, Z, shape) -> bool:
+def _blas_pays(X, Z, n_cols, shape) -> bool:
     """Whether X Zᵀ (X, Z CSR) is computed from dense copies by BLAS (:func:`dots`): the walk
     share of X against Z at least ``DENSE_MIN_WALK``, and the dense copies of X and Z (over the
-    columns Z uses) no larger than the block computed."""
-    n_cols = column_counts(Z)[0].size
+    ``n_cols`` columns Z uses) no larger than the block computed."""
     return ((shape[0] + shape[1]) * n_cols <= shape[0] * shape[1]
             and walk_share(X, Z) >= DENSE_MIN_WALK)
 
@@ -265,21 +262,26 @@ def column_counts(X) -> tuple:
     return cols, counts.astype(np.float64)
 
 
-def dense_transpose(X) -> np.ndarray:
-    """Xᵀ of the canonical CSR matrix X over the columns it uses (``compact_columns``: the
-    columns storing no entry add nothing to any inner product), as a dense C-ordered array."""
-    X, _ = compact_columns(X)
-    return _dense_rows(X.data, X.indices, X.indptr, X.shape[1]).T.copy()
-
-
-def _dense_rows(data, cols, indptr, n_cols) -> np.ndarray:
-    """The dense rows of the canonical CSR arrays, over columns 0..n_cols−1 (entries whose
-    column is −1 dropped)."""
-    out = np.zeros((indptr.size - 1, n_cols))
-    rows = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
-    keep = cols >= 0
-    out[rows[keep], cols[keep]] = data[keep]
+def _dense(X, cols, transpose=False) -> np.ndarray:
+    """The canonical CSR matrix X over its columns ``cols`` only (rising; X's entries in other
+    columns dropped: with a Z that stores nothing there they add nothing to an inner product),
+    as a dense C-ordered array, or its transpose."""
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    pos = _positions(cols, X.indices)
+    keep = pos >= 0
+    if transpose:
+        out = np.zeros((cols.size, X.shape[0]))
+        out[pos[keep], rows[keep]] = X.data[keep]
+    else:
+        out = np.zeros((X.shape[0], cols.size))
+        out[rows[keep], pos[keep]] = X.data[keep]
     return out
+
+
+def dense_transpose(X, cols) -> np.ndarray:
+    """Xᵀ of the canonical CSR matrix X over the columns ``cols`` that store its entries
+    (``column_counts``: the others add nothing to any inner product), dense, C-ordered."""
+    return _dense(X, cols, transpose=True)
 
 
 def all_rows_equal(X) -> bool:

@@ -102,10 +102,10 @@ def smo_rows_data(X, kernel: Kernel, cache_bytes: float = 0.0) -> SmoRowsData:
         X = kernel.prepare(X)
         if code != PRECOMPUTED and walk_share(X) >= _sparse.DENSE_MIN_WALK:
             X = check_csr(X)
-            n_cols = column_counts(X)[0].size
-            if 8.0 * n * n_cols <= DENSE_SPARSE_CACHE_SHARE * cache_bytes:
+            cols = column_counts(X)[0]
+            if 8.0 * n * cols.size <= DENSE_SPARSE_CACHE_SHARE * cache_bytes:
                 # rows in pieces from a dense Xᵀ of the columns used (not centred: as sparse)
-                return SmoRowsData(dense_transpose(X), sq_norms(X), d_eff, 1)
+                return SmoRowsData(dense_transpose(X, cols), sq_norms(X), d_eff, 1)
         return SmoRowsData(numba_data(X), sq_norms(X), d_eff, 0)
     X = np.ascontiguousarray(kernel.prepare(X))
     # rows in pieces (``_rows``, issue 32), the solver then taking Xᵀ: from CHUNKED_ROWS_MIN
