@@ -37,8 +37,9 @@ _dpotrf = _external("scipy.linalg.cython_lapack", "dpotrf", 5)
 _dpotri = _external("scipy.linalg.cython_lapack", "dpotri", 5)
 _dpotrs = _external("scipy.linalg.cython_lapack", "dpotrs", 8)
 _dsyrk = _external("scipy.linalg.cython_blas", "dsyrk", 10)
+_dgemm = _external("scipy.linalg.cython_blas", "dgemm", 13)
 
-_U, _L, _T = ord("U"), ord("L"), ord("T")
+_U, _L, _T, _N = ord("U"), ord("L"), ord("T"), ord("N")
 
 
 @njit(cache=True, nogil=True)
@@ -98,6 +99,27 @@ def syrk_upper(m):
     _dsyrk(uplo.ctypes, trans.ctypes, nn.ctypes, nn.ctypes, alpha.ctypes, m.ctypes, nn.ctypes,
            beta.ctypes, out.ctypes, nn.ctypes)
     return out
+
+
+@njit(cache=True, nogil=True)
+def gemm_rows(a, b, out) -> None:
+    """out[r, j] = Σ_k b[r, k]·a[k, j] for every row r of b (b × d, C order) and column j of a
+    (d × w, any layout whose rows are contiguous: a slice a[:, lo:hi] of a C-ordered d × n array),
+    i.e. out = b @ a into a C-ordered b × w array, by one BLAS dgemm (column-major: outᵀ = aᵀ·bᵀ,
+    the memory of a read as a w × d matrix with leading dimension a.strides[0]); the kernel rows
+    of ``kernels._rows`` computed together."""
+    d, w = a.shape
+    nb = b.shape[0]
+    mm = np.array([w], dtype=np.int32)
+    nn = np.array([nb], dtype=np.int32)
+    kk = np.array([d], dtype=np.int32)
+    lda = np.array([a.strides[0] // 8], dtype=np.int32)
+    ldc = np.array([w], dtype=np.int32)
+    trans = np.array([_N], dtype=np.uint8)
+    alpha = np.ones(1)
+    beta = np.zeros(1)
+    _dgemm(trans.ctypes, trans.ctypes, mm.ctypes, nn.ctypes, kk.ctypes, alpha.ctypes, a.ctypes,
+           lda.ctypes, b.ctypes, kk.ctypes, beta.ctypes, out.ctypes, ldc.ctypes)
 
 
 @njit(cache=True, nogil=True)

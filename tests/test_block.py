@@ -9,8 +9,8 @@ import pytest
 
 from svmbound.kernels import LinearKernel, PolynomialKernel, RBFKernel, precomputed
 from svmbound.solvers import qp, solve_radius, solve_svm_dual
-from svmbound.kernels._rows import RBF, ROW_BATCH
-from svmbound.solvers._block import _get_rows, block_smo
+from svmbound.kernels._rows import LINEAR, RBF, ROW_BATCH, ROW_CHUNK
+from svmbound.solvers._block import _get_rows, _new_entries, block_smo
 from svmbound.solvers._smo import _get_row, setup
 from svmbound.solvers.qp import solve_threads_scope
 
@@ -145,10 +145,11 @@ def test_the_radius_qp_by_blocks(blocks, monkeypatch):
 @pytest.mark.parametrize("loss", ["l1", "l2"])
 def test_a_block_solve_gives_the_same_bits_on_one_and_two_threads(blocks, monkeypatch, loss):
     """The gradient update runs in pieces on the threads; each entry's sum is formed in the
-    working set's order, so α, b and G are the same bits on one thread and on two."""
+    working set's order, and the rows' pieces (dense features: one BLAS product each) do not
+    depend on where they run, so α, b and G are the same bits on one thread and on two."""
     monkeypatch.setattr(qp, "BLOCK_SIZE", 32)
     monkeypatch.setattr("svmbound.solvers._block.PIECE", 64)     # several pieces
-    X, y = _data(n=700, seed=5)
+    X, y = _data(n=2 * ROW_CHUNK + 300, seed=5)                  # rows of three pieces
     sols = []
     for threads in (1, 2):
         with solve_threads_scope(threads):
@@ -223,12 +224,15 @@ def test_request_stop_ends_a_long_block_solve_within_a_fraction_of_a_second(bloc
     assert late < 0.5
 
 
-def test_rows_fetched_together_are_the_cached_rows_one_by_one():
+@pytest.mark.parametrize("zeros", [0.7, 0.0])
+def test_rows_fetched_together_are_the_cached_rows_one_by_one(zeros):
     """``_get_rows`` (the moved rows of an outer step, the free rows of a reconstruction): more
-    rows than one batch, some already cached; each slot it returns holds the bits of that row
-    of Q as ``_get_row`` computes it (diagonal shift included), only the missing rows are
-    computed, and a set stop flag fetches nothing."""
-    X, y = _data(n=300, d=5, zeros=0.3)
+    rows than one batch, some already cached; each slot it returns holds that row of Q as
+    ``_get_row`` computes it (diagonal shift included) — the same bits where the batch's
+    features are mostly zeros (sums skipping them), to rounding where they fill more than
+    ``GEMM_MIN_FILL`` (one BLAS product) — only the missing rows are computed, and a set stop
+    flag fetches nothing."""
+    X, y = _data(n=300, d=5, zeros=zeros)
     Xt, sq = np.ascontiguousarray(X.T), np.einsum("ij,ij->i", X, X)
     n, scale, shift, gamma = 300, 1.0, 0.25, 0.4
     ids = np.arange(5, 5 + 3 * ROW_BATCH + 3, dtype=np.int64)[::-1].copy()
@@ -250,8 +254,40 @@ def test_rows_fetched_together_are_the_cached_rows_one_by_one():
     for r, i in enumerate(ids):
         row = _get_row(i, Xt, sq, y, RBF, gamma, 0.0, 3, scale, shift, ref_buf, ref_slot_of,
                        ref_row_of, ref_last, ref_state)
-        assert buf[slots[r]].tobytes() == row.tobytes()
+        if zeros:
+            assert buf[slots[r]].tobytes() == row.tobytes()
+        else:
+            np.testing.assert_allclose(buf[slots[r]], row, rtol=1e-12, atol=1e-14)
+            assert buf[slots[r], i] == row[i]            # K(x, x) = 1 exactly, plus the shift
     buf, slot_of, row_of, last_used, state = cache()
     assert not _get_rows(ids, slots, Xt, sq, y, RBF, gamma, 0.0, 3, scale, shift, buf, slot_of,
                          row_of, last_used, state, np.ones(1, dtype=np.int64))
     assert state[2] == 0 and (slot_of < 0).all()
+
+
+@pytest.mark.parametrize("code, kernel", [(RBF, RBFKernel.from_gamma(0.3)),
+                                          (LINEAR, LinearKernel())])
+@pytest.mark.parametrize("zeros", [0.7, 0.0])
+def test_the_working_sets_block_of_q(code, kernel, zeros):
+    """``_new_entries``: the rows and columns of Q_BB of the variables new to the working set
+    are s·y_a·y_b·K(x_a, x_b), with Q's diagonal on the diagonal — by sums skipping the zeros
+    (features mostly zeros) or by one BLAS product (features filling more than
+    ``GEMM_MIN_FILL``) — and the kept variables' block is left as it was."""
+    X, y = _data(n=300, d=7, zeros=zeros)
+    Xt, sq = np.ascontiguousarray(X.T), np.einsum("ij,ij->i", X, X)
+    rng = np.random.default_rng(3)
+    ws = rng.choice(300, 64, replace=False)
+    m, keep, scale = 40, 12, 2.0
+    QD = 1.0 + rng.random(300)
+    XBt = np.full((7, 64), np.nan)
+    XBt[:, :keep] = Xt[:, ws[:keep]]
+    QB = np.full((64, 64), np.nan)
+    QB[:keep, :keep] = 7.0
+    _new_entries(Xt, sq, ws, m, keep, code, 0.3, 0.0, 3, scale, y, QD, XBt, QB)
+    B = ws[:m]
+    ref = scale * np.outer(y[B], y[B]) * kernel.block(X[B])
+    np.fill_diagonal(ref, QD[B])
+    np.testing.assert_allclose(QB[keep:m, :m], ref[keep:], rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(QB[:keep, keep:m], ref[:keep, keep:], rtol=1e-12, atol=1e-13)
+    assert (QB[:keep, :keep] == 7.0).all() and np.isnan(QB[m:]).all()
+    np.testing.assert_array_equal(XBt[:, :m], Xt[:, B])

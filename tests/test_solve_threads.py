@@ -71,24 +71,35 @@ def test_a_row_in_pieces_is_the_row_on_any_number_of_threads(code, gamma, coef0,
 
 @pytest.mark.parametrize("code, gamma, coef0, degree", [(RBF, 0.3, 0.0, 3), (POLY, 0.2, 1.0, 3)])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_rows_computed_together_are_each_row_alone(code, gamma, coef0, degree, dtype):
+@pytest.mark.parametrize("zeros", [0.6, 0.0])
+def test_rows_computed_together_are_each_row_alone(code, gamma, coef0, degree, dtype, zeros):
     """``q_rows_pieces`` (the block solver's moved rows, each piece of Xᵀ read once for the
-    batch) writes into the given slots of the cache the bits ``q_row_pieces`` gives each row
-    alone, on 1 and 2 threads; rows with different numbers of non-zero features."""
+    batch) writes into the given slots of the cache what ``q_row_pieces`` gives each row alone,
+    with the same bits on 1 and 2 threads: bit for bit where the features are mostly zeros
+    (sums skipping them; rows with different numbers of non-zero features), to rounding where
+    they fill more than ``GEMM_MIN_FILL`` (one BLAS product a piece)."""
     n = 3 * ROW_CHUNK + 17
-    X, y = _data(n, 13, zeros=0.6)
+    X, y = _data(n, 13, zeros=zeros)
     Xt = np.ascontiguousarray(X.T)
     sq = np.einsum("ij,ij->i", X, X)
     ids = np.array([700, 0, n - 1, 5, 1234, 3000], dtype=np.int64)
     slots = np.array([4, 0, 6, 2, 1, 3], dtype=np.int64)
+    bufs = []
     for threads in (1, 2):
         buf = np.full((8, n), np.nan, dtype=dtype)
         _batch(Xt, sq, ids, slots, code, gamma, coef0, degree, y, 2.0, buf, threads)
         for i, s in zip(ids, slots):
             alone = np.empty(n, dtype=dtype)
             _pieces(Xt, sq, i, code, gamma, coef0, degree, y, y[i] * 2.0, alone, 1)
-            assert buf[s].tobytes() == alone.tobytes()
+            if zeros:
+                assert buf[s].tobytes() == alone.tobytes()
+            else:
+                np.testing.assert_allclose(buf[s], alone, rtol=1e-6 if dtype == np.float32
+                                           else 1e-12, atol=1e-12)
+                assert code != RBF or buf[s, i] == 2.0        # K(x, x) = 1 exactly
         assert np.isnan(buf[[5, 7]]).all()            # no other slot written
+        bufs.append(buf)
+    assert bufs[0].tobytes() == bufs[1].tobytes()
 
 
 @pytest.mark.parametrize("kernel", [RBFKernel(sigma2=2.0), PolynomialKernel(degree=2, coef0=1.0)])

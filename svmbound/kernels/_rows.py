@@ -32,6 +32,7 @@ import numpy as np
 from numba import njit, prange, types
 from numba.extending import overload
 
+from .._lapack import gemm_rows
 from .._vexp import exp_nonpositive
 
 LINEAR, RBF, POLY, PRECOMPUTED = 0, 1, 2, 3
@@ -178,6 +179,15 @@ def _q_piece(c, Xt, sq, i, xi, nzk, code, gamma, coef0, degree, y, yi, out):
         for j in range(w):
             acc[j] += src[j] * v
         t += 1
+    _finish_piece(acc, lo, i, sq, code, gamma, coef0, degree, y, yi, out)
+
+
+@njit(cache=True, nogil=True)
+def _finish_piece(acc, lo, i, sq, code, gamma, coef0, degree, y, yi, out):
+    """out[lo:lo + w] = y_i y_j s K(x_i, x_j) from acc[j] = ⟨x_i, x_{lo+j}⟩ (w = acc's length;
+    acc is overwritten): the kernel function (RBF: exp(−γ(‖x_i‖² + ‖x_j‖² − 2⟨x_i, x_j⟩)), 1 on
+    the diagonal), then the labels and the scale."""
+    w = acc.shape[0]
     if code == RBF:
         sqi = sq[i]
         for j in range(w):
@@ -186,7 +196,7 @@ def _q_piece(c, Xt, sq, i, xi, nzk, code, gamma, coef0, degree, y, yi, out):
                 d2 = 0.0
             acc[j] = -gamma * d2
         exp_nonpositive(acc, np.empty(w, dtype=np.int64))
-        if lo <= i < hi:
+        if lo <= i < lo + w:
             acc[i - lo] = 1.0
     elif code == POLY:
         for j in range(w):
@@ -256,17 +266,37 @@ def _q_row_pieces_overload(Xt, sq, i, code, gamma, coef0, degree, y, yi, out, th
 
 #: Rows computed together by ``q_rows_pieces`` (reasons: ``docs/decisions.md``, "block_smo").
 ROW_BATCH = 16
+#: A batch of at least GEMM_MIN_ROWS rows whose non-zero features fill at least GEMM_MIN_FILL of
+#: its rows × d features is computed by one BLAS product a piece (``_q_batch_piece_gemm``)
+#: instead of by sums skipping the zeros (reasons: ``docs/decisions.md``).
+GEMM_MIN_FILL = 0.5
+GEMM_MIN_ROWS = 4
 
 
 @njit(cache=True, nogil=True)
 def _q_batch_piece(c, Xt, sq, ids, nzk, xi, nnz, code, gamma, coef0, degree, y, scale, buf,
                    slots):
-    """The c-th piece of every row of the batch (``q_rows_pieces``)."""
+    """The c-th piece of every row of the batch (``q_rows_pieces``), by sums skipping zeros."""
     for r in range(ids.shape[0]):
         i = ids[r]
         m = nnz[r]
         _q_piece(c, Xt, sq, i, xi[r, :m], nzk[r, :m], code, gamma, coef0, degree, y,
                  y[i] * scale, buf[slots[r]])
+
+
+@njit(cache=True, nogil=True)
+def _q_batch_piece_gemm(c, Xt, sq, ids, XB, code, gamma, coef0, degree, y, scale, buf, slots):
+    """The c-th piece of every row of the batch (``q_rows_pieces``): the inner products of the
+    batch's rows (XB, b × d) with the piece's columns of Xᵀ by one BLAS product (``_lapack.
+    gemm_rows``; each row to rounding as ``_q_piece``'s), then ``_finish_piece``."""
+    lo = c * ROW_CHUNK
+    hi = min(sq.shape[0], lo + ROW_CHUNK)
+    acc = np.empty((ids.shape[0], hi - lo))
+    gemm_rows(Xt[:, lo:hi], XB, acc)
+    for r in range(ids.shape[0]):
+        i = ids[r]
+        _finish_piece(acc[r], lo, i, sq, code, gamma, coef0, degree, y, y[i] * scale,
+                      buf[slots[r]])
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -277,10 +307,21 @@ def _q_batch_parallel(Xt, sq, ids, nzk, xi, nnz, code, gamma, coef0, degree, y, 
                        buf, slots)
 
 
+@njit(cache=True, nogil=True, parallel=True)
+def _q_batch_gemm_parallel(Xt, sq, ids, XB, code, gamma, coef0, degree, y, scale, buf, slots,
+                           n_pieces):
+    for c in prange(n_pieces):
+        _q_batch_piece_gemm(c, Xt, sq, ids, XB, code, gamma, coef0, degree, y, scale, buf,
+                            slots)
+
+
 def q_rows_pieces(Xt, sq, ids, slots, code, gamma, coef0, degree, y, scale, buf, threads):
     """buf[slots[r]] = y_i·s·y ∘ K(x_i, ·) for i = ids[r]: ``q_row_pieces`` for several rows
     at once, each piece of every row in turn, so that a piece of Xᵀ is read from memory once
-    for all of them (each row the same bits as alone); Xt = Xᵀ."""
+    for all of them; Xt = Xᵀ. At least ``GEMM_MIN_ROWS`` rows whose non-zero features fill at
+    least ``GEMM_MIN_FILL`` of the batch's take one BLAS product a piece (each row then equal to its ``q_row_pieces``
+    bits to rounding, not bit for bit); the others the same bits as alone. Either way a row's
+    bits do not depend on ``threads``."""
     for r in range(ids.shape[0]):
         q_row_pieces(Xt, sq, ids[r], code, gamma, coef0, degree, y, y[ids[r]] * scale,
                      buf[slots[r]], threads)
@@ -291,6 +332,7 @@ def _q_rows_pieces_overload(Xt, sq, ids, slots, code, gamma, coef0, degree, y, s
                             threads):
     if isinstance(Xt, types.BaseTuple):      # never called: ``rows_in_pieces`` is False
         return lambda Xt, sq, ids, slots, code, gamma, coef0, degree, y, scale, buf, threads: None
+    gemm = Xt.dtype == types.float64 and Xt.layout == "C"   # what BLAS dgemm reads in place
 
     def impl(Xt, sq, ids, slots, code, gamma, coef0, degree, y, scale, buf, threads):
         d = Xt.shape[0]
@@ -301,7 +343,19 @@ def _q_rows_pieces_overload(Xt, sq, ids, slots, code, gamma, coef0, degree, y, s
         for r in range(b):
             nnz[r] = _nonzeros(Xt, ids[r], nzk[r], xi[r])
         n_pieces = (sq.shape[0] + ROW_CHUNK - 1) // ROW_CHUNK
-        if threads > 1:
+        if gemm and b >= GEMM_MIN_ROWS and nnz.sum() >= GEMM_MIN_FILL * b * d:
+            XB = np.empty((b, d))
+            for r in range(b):
+                for k in range(d):
+                    XB[r, k] = Xt[k, ids[r]]
+            if threads > 1:
+                _q_batch_gemm_parallel(Xt, sq, ids, XB, code, gamma, coef0, degree, y, scale,
+                                       buf, slots, n_pieces)
+            else:
+                for c in range(n_pieces):
+                    _q_batch_piece_gemm(c, Xt, sq, ids, XB, code, gamma, coef0, degree, y,
+                                        scale, buf, slots)
+        elif threads > 1:
             _q_batch_parallel(Xt, sq, ids, nzk, xi, nnz, code, gamma, coef0, degree, y, scale,
                               buf, slots, n_pieces)
         else:

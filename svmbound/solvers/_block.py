@@ -37,8 +37,10 @@ cache of at least 2·``size`` rows, or of all n (``qp.uses_blocks``).
 import numpy as np
 from numba import njit, prange
 
+from .._lapack import gemm_rows
 from .._vexp import exp_nonpositive
-from ..kernels._rows import LINEAR, RBF, ROW_BATCH, q_rows_pieces, rows_in_pieces, shift_at
+from ..kernels._rows import (GEMM_MIN_FILL, GEMM_MIN_ROWS, LINEAR, RBF, ROW_BATCH,
+                             q_rows_pieces, rows_in_pieces, shift_at)
 from ._smo import (_add_row, _be_shrunk, _first, _get_row, _scores, _second, _slot_for, in_low,
                    in_up, pair_step, setup)
 
@@ -253,17 +255,30 @@ def _get_rows(ids, slots, X, sq, y, code, gamma, coef0, degree, scale, shift, bu
 def _new_entries(Xt, sq, ws, m, keep, code, gamma, coef0, degree, scale, y, QD, XBt, QB):
     """Q_BB's entries in the rows and columns of ws[keep:m] (the others are the previous
     step's). XBt[:, k] holds the features of ws[k] (gathered here for the new ones from Xt =
-    Xᵀ, the solver's layout for dense data); ⟨x_a, x_b⟩ for every b as a sum of XBt's rows
-    over the non-zero features of x_a (as ``_rows._q_piece``), then the kernel, the labels, the
-    scale, and Q's diagonal QD on the diagonal. Entries between two new variables are those of
-    the row computed for each (equal to rounding)."""
+    Xᵀ, the solver's layout for dense data); ⟨x_a, x_b⟩ for every b by one BLAS product when
+    at least ``GEMM_MIN_ROWS`` new variables' non-zero features fill at least ``GEMM_MIN_FILL``
+    of theirs (as ``_rows.q_rows_pieces``), else as a sum of XBt's rows over the non-zero features of x_a (as
+    ``_rows._q_piece``); then the kernel, the labels, the scale, and Q's diagonal QD on the
+    diagonal. Entries between two new variables are those of the row computed for each (equal
+    to rounding)."""
     d = Xt.shape[0]
     if keep == m:
         return
+    new = m - keep
+    XN = np.empty((new, d))         # the new variables' features, one row each
+    filled = 0
     for f in range(d):
         row = Xt[f]
         for k in range(keep, m):
-            XBt[f, k] = row[ws[k]]
+            v = row[ws[k]]
+            XBt[f, k] = v
+            XN[k - keep, f] = v
+            if v != 0.0:
+                filled += 1
+    gemm = new >= GEMM_MIN_ROWS and filled >= GEMM_MIN_FILL * new * d
+    if gemm:
+        dots = np.empty((new, m))
+        gemm_rows(XBt[:, :m], XN, dots)
     sqB = np.empty(m)
     yB = np.empty(m)
     for b in range(m):
@@ -273,18 +288,21 @@ def _new_entries(Xt, sq, ws, m, keep, code, gamma, coef0, degree, scale, y, QD, 
     bits = np.empty(m, dtype=np.int64)
     nz = np.empty(d, dtype=np.int64)
     for ka in range(keep, m):
-        n_nz = 0
-        for f in range(d):
-            if XBt[f, ka] != 0.0:
-                nz[n_nz] = f
-                n_nz += 1
-        acc[:] = 0.0
-        for t in range(n_nz):
-            f = nz[t]
-            v = XBt[f, ka]
-            src = XBt[f]
-            for b in range(m):
-                acc[b] += v * src[b]
+        if gemm:
+            acc[:] = dots[ka - keep]
+        else:
+            n_nz = 0
+            for f in range(d):
+                if XN[ka - keep, f] != 0.0:
+                    nz[n_nz] = f
+                    n_nz += 1
+            acc[:] = 0.0
+            for t in range(n_nz):
+                f = nz[t]
+                v = XN[ka - keep, f]
+                src = XBt[f]
+                for b in range(m):
+                    acc[b] += v * src[b]
         if code == RBF:
             sqa = sqB[ka]
             for b in range(m):
