@@ -20,8 +20,9 @@ multiplies; the kernel function and the labels), spread over ``threads`` threads
 time. A piece's additions are in the same order wherever the piece runs, so a row has the same
 bits on any number of threads (not those of the BLAS product that other solves use). The block
 solver computes the rows it misses ``ROW_BATCH`` at a time (``q_rows_pieces``), each piece of
-every row in turn: a piece of Xᵀ is then read from memory once for them all, and a row is the
-same bits.
+every row in turn: a piece of Xᵀ is then read from memory once for them all — for features
+mostly non-zero (``GEMM_MIN_FILL``) by one BLAS product a piece, whose sums are those of a row
+alone to rounding, else by the sums skipping zeros, the same bits as a row alone.
 
 Rows of a shared kernel matrix (``precomputed.GramRows``, code PRECOMPUTED): X is the pair (K,
 rows) and K_ij of the sub-problem is K[rows[i], rows[j]], read from K without copying the block
@@ -265,7 +266,7 @@ def _q_row_pieces_overload(Xt, sq, i, code, gamma, coef0, degree, y, yi, out, th
 
 
 #: Rows computed together by ``q_rows_pieces`` (reasons: ``docs/decisions.md``, "block_smo").
-ROW_BATCH = 16
+ROW_BATCH = 32
 #: A batch of at least GEMM_MIN_ROWS rows whose non-zero features fill at least GEMM_MIN_FILL of
 #: its rows × d features is computed by one BLAS product a piece (``_q_batch_piece_gemm``)
 #: instead of by sums skipping the zeros (reasons: ``docs/decisions.md``).

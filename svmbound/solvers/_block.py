@@ -15,13 +15,15 @@ stopping rule of ``_smo.smo``, by another path to the optimum — the decomposit
    may grow} and the least of I_low = {t : y_t α_t may fall} (one pass, a partition, a sort of
    at most ``size`` of them); the first step chooses ``size``;
 3. Q_BB: the kept block as it was, the new entries from the features (Xᵀ, the layout of rows
-   in pieces: sums of rows of X_Bᵀ over the non-zero features, as ``_rows._q_piece``);
+   in pieces): one BLAS product where the new variables' features are mostly non-zero, else
+   sums of rows of X_Bᵀ over the non-zero features (as ``_rows.q_rows_pieces`` decides);
 4. the sub-problem on B is solved by the SMO's own steps (WSS 2 of Fan, Chen & Lin,
    ``_smo._first``/``_second``; LIBSVM's clipped pair update ``_smo.pair_step``) until its
    violation is below max(tol, ``INNER_REL``·its first), or ``INNER_ITER``·|B| steps;
 5. G += Σ_{k ∈ B, Δα_k ≠ 0} Δα_k Q_k over the active set, the rows Q_k from the LRU cache
    (``_get_rows``: computed only for the variables that moved, ``ROW_BATCH`` of them together
-   so that each piece of Xᵀ is read from memory once for them all), in pieces of ``PIECE``
+   so that each piece of Xᵀ is read from memory once for them all — one BLAS product a piece
+   for features mostly non-zero), in pieces of ``PIECE``
    positions on ``threads`` threads, each entry summed in B's order (the same bits on any
    number of threads); Ḡ += ±u_k Q_k for each α_k that reached or left its bound u_k.
 
