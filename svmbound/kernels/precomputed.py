@@ -77,6 +77,7 @@ class SmoRowsData(NamedTuple):
     sq: np.ndarray      # ‖x_i‖² of the rows as the SMO sees them (zeros for a kernel matrix)
     d_eff: float        # what one kernel value costs: entries read per row
     pieces: int         # 1: rows computed in pieces from Xᵀ on the solve's threads (``_rows``)
+    code: int           # the kernel code the SMO computes with: PRECOMPUTED for a pair (K, rows)
 
 
 #: Sparse X whose walk share reaches ``_sparse.DENSE_MIN_WALK`` gets its rows in pieces from a
@@ -84,17 +85,26 @@ class SmoRowsData(NamedTuple):
 #: cache (reasons: ``docs/decisions.md``, "Sparse data as dense arrays").
 DENSE_SPARSE_CACHE_SHARE = 0.25
 
+#: Dense X of at least GRAM_MIN_ROWS rows (and fewer than the rows in pieces need) and
+#: GRAM_MIN_FEATURES features whose K(X, X) takes at most GRAM_CACHE_SHARE of the row cache: the
+#: SMO reads its rows from K computed at once by BLAS (``Kernel.block``) instead of computing each
+#: row as it needs it (reasons: ``docs/decisions.md``, "A solve's kernel matrix at once").
+GRAM_MIN_ROWS = 1000
+GRAM_MIN_FEATURES = 100
+GRAM_CACHE_SHARE = 0.25
+
 
 def smo_rows_data(X, kernel: Kernel, cache_bytes: float = 0.0) -> SmoRowsData:
     """X (dense, CSR or :class:`GramRows`) laid out for the numba SMO's kernel rows at
     ``kernel`` (module docstring); ``cache_bytes``: the solve's row cache, which bounds a dense
-    Xᵀ of sparse X (``DENSE_SPARSE_CACHE_SHARE``)."""
+    Xᵀ of sparse X (``DENSE_SPARSE_CACHE_SHARE``) and the kernel matrix of dense X
+    (``GRAM_CACHE_SHARE``)."""
     code = kernel.spec()[0]
     n = X.shape[0]
     if isinstance(X, GramRows):
         if code != PRECOMPUTED:
             raise ValueError("rows of a kernel matrix (GramRows) need the PrecomputedKernel")
-        return SmoRowsData((X.K, X.rows), np.zeros(n), 1.0, 0)     # a row costs n reads
+        return SmoRowsData((X.K, X.rows), np.zeros(n), 1.0, 0, code)   # a row costs n reads
     if issparse(X):
         # CSR: rows computed in numba from the CSR/CSC arrays, not centred (centring would
         # densify; see ``RBFKernel.block`` for why sparse data do not need it)
@@ -105,8 +115,10 @@ def smo_rows_data(X, kernel: Kernel, cache_bytes: float = 0.0) -> SmoRowsData:
             cols = column_counts(X)[0]
             if 8.0 * n * cols.size <= DENSE_SPARSE_CACHE_SHARE * cache_bytes:
                 # rows in pieces from a dense Xᵀ of the columns used (not centred: as sparse)
-                return SmoRowsData(dense_transpose(X, cols), sq_norms(X), d_eff, 1)
-        return SmoRowsData(numba_data(X), sq_norms(X), d_eff, 0)
+                return SmoRowsData(dense_transpose(X, cols), sq_norms(X), d_eff, 1, code)
+        return SmoRowsData(numba_data(X), sq_norms(X), d_eff, 0, code)
+    if gram_pays(X, kernel, cache_bytes):
+        return SmoRowsData((kernel.block(X), np.arange(n)), np.zeros(n), 1.0, 0, PRECOMPUTED)
     X = np.ascontiguousarray(kernel.prepare(X))
     # rows in pieces (``_rows``, issue 32), the solver then taking Xᵀ: from CHUNKED_ROWS_MIN
     # rows, on the solve's threads; at any n for data mostly zeros (one-hot features stored
@@ -123,4 +135,17 @@ def smo_rows_data(X, kernel: Kernel, cache_bytes: float = 0.0) -> SmoRowsData:
     d_eff = X.shape[1]
     if pieces:
         X = np.ascontiguousarray(X.T)
-    return SmoRowsData(X, sq, d_eff, pieces)
+    return SmoRowsData(X, sq, d_eff, pieces, code)
+
+
+def gram_pays(X, kernel: Kernel, cache_bytes: float) -> bool:
+    """Whether a solve on dense X reads its kernel rows from K(X, X) computed at once
+    (``GRAM_MIN_ROWS``, ``GRAM_MIN_FEATURES``, ``GRAM_CACHE_SHARE``): an RBF or polynomial kernel
+    (a linear row costs no more than reading it), features mostly non-zero (else rows in pieces
+    skip the zeros), fewer rows than ``CHUNKED_ROWS_MIN``. One BLAS product makes all n rows at
+    the speed of a matrix product, where the SMO makes each row it needs by a matrix–vector
+    product that reads all of X (200 features: 9 times slower a row)."""
+    n, d = X.shape
+    return (gram_can_be_shared(X, kernel) and GRAM_MIN_ROWS <= n < CHUNKED_ROWS_MIN
+            and d >= GRAM_MIN_FEATURES and 8.0 * n * n <= GRAM_CACHE_SHARE * cache_bytes
+            and 2 * np.count_nonzero(X) > X.size)

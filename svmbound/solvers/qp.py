@@ -510,11 +510,15 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
     code, gamma, coef0, degree = kernel.spec()
     X_kernel = X                     # what kernel.block expects (initial gradient)
     buf = cache_buffer(n, cache_mb)             # (validates cache_mb)
-    X, sq, d_eff, pieces = smo_rows_data(X, kernel, float(cache_megabytes(cache_mb)) * 2**20)
+    cache_bytes = float(cache_megabytes(cache_mb)) * 2**20
+    X, sq, d_eff, pieces, rows_code = smo_rows_data(X, kernel, cache_bytes)
     check_kernel_finite(sq, kernel, "the squared norm")
     if code != RBF:              # (an RBF kernel's diagonal is 1; its distances come from sq)
         check_kernel_finite(X_kernel.K[X_kernel.rows, X_kernel.rows]
                             if isinstance(X_kernel, GramRows) else kernel.diag(X_kernel), kernel)
+    if rows_code != code:            # K(X, X) computed at once (``precomputed.gram_pays``): its
+        buf = cache_buffer(n, (cache_bytes - 8.0 * n * n) / 2**20)   # bytes out of the cache,
+        X_kernel, kernel = GramRows(*X), PrecomputedKernel()         # the warm start's from it
     max_iter = check_max_iter(max_iter)
     stall = max_iter is None        # the default cap: a stalled solve stops (``STALL_SLICES``)
     if max_iter is None:
@@ -526,8 +530,8 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
         G0, G_bar0 = initial_gradient(X_kernel, y, p, ub, a, kernel, float(scale), shift)
     else:
         G0, G_bar0 = (np.array(g, dtype=np.float64, copy=True) for g in gradient0)
-    args = (X, sq, y, p, ub, a, G0, G_bar0, int(code), float(gamma), float(coef0), int(degree),
-            float(scale), shift, check_positive_tol(tol))
+    args = (X, sq, y, p, ub, a, G0, G_bar0, int(rows_code), float(gamma), float(coef0),
+            int(degree), float(scale), shift, check_positive_tol(tol))
     flag = current_flag()
     if flag is None:     # a flag of its own, registered for request_stop() while it runs
         with StopFlag() as flag:
