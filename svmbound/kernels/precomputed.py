@@ -8,7 +8,9 @@ computes its kernel rows from (``_rows``).
   CSR/CSC arrays of sparse data (a dense Xᵀ of them where the walk reads as much,
   ``_sparse.walk_share``), or dense C-ordered rows (centred for the RBF kernel unless
   mostly zeros, or Xᵀ for rows computed in pieces: large n, or features mostly zeros) — with
-  the squared row norms ‖x_i‖² the RBF distances come from.
+  the squared row norms ‖x_i‖² the RBF distances come from; or, for dense data of many features
+  and a middling number of rows, K(X, X) computed at once by BLAS (:func:`gram_pays`), the SMO
+  then reading its rows from K as from a precomputed kernel.
 """
 
 from __future__ import annotations
