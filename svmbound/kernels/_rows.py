@@ -320,9 +320,9 @@ def q_rows_pieces(Xt, sq, ids, slots, code, gamma, coef0, degree, y, scale, buf,
     """buf[slots[r]] = y_i·s·y ∘ K(x_i, ·) for i = ids[r]: ``q_row_pieces`` for several rows
     at once, each piece of every row in turn, so that a piece of Xᵀ is read from memory once
     for all of them; Xt = Xᵀ. At least ``GEMM_MIN_ROWS`` rows whose non-zero features fill at
-    least ``GEMM_MIN_FILL`` of the batch's take one BLAS product a piece (each row then equal to its ``q_row_pieces``
-    bits to rounding, not bit for bit); the others the same bits as alone. Either way a row's
-    bits do not depend on ``threads``."""
+    least ``GEMM_MIN_FILL`` of the batch's take one BLAS product a piece (each row then equal
+    to its ``q_row_pieces`` bits to rounding, not bit for bit); the others the same bits as
+    alone. Either way a row's bits do not depend on ``threads``."""
     for r in range(ids.shape[0]):
         q_row_pieces(Xt, sq, ids[r], code, gamma, coef0, degree, y, y[ids[r]] * scale,
                      buf[slots[r]], threads)

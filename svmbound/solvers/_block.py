@@ -23,9 +23,9 @@ stopping rule of ``_smo.smo``, by another path to the optimum — the decomposit
 5. G += Σ_{k ∈ B, Δα_k ≠ 0} Δα_k Q_k over the active set, the rows Q_k from the LRU cache
    (``_get_rows``: computed only for the variables that moved, ``ROW_BATCH`` of them together
    so that each piece of Xᵀ is read from memory once for them all — one BLAS product a piece
-   for features mostly non-zero), in pieces of ``PIECE``
-   positions on ``threads`` threads, each entry summed in B's order (the same bits on any
-   number of threads); Ḡ += ±u_k Q_k for each α_k that reached or left its bound u_k.
+   for features mostly non-zero), in pieces of ``PIECE`` positions on ``threads`` threads,
+   each entry summed in B's order (the same bits on any number of threads); Ḡ += ±u_k Q_k
+   for each α_k that reached or left its bound u_k.
 
 It stops when the maximal KKT violation over all n, max_{I_up} −y G − min_{I_low} −y G (the
 SMO's Gmax + Gmax2), falls below ``tol``. The SMO pays three passes over the active set for
@@ -259,10 +259,10 @@ def _new_entries(Xt, sq, ws, m, keep, code, gamma, coef0, degree, scale, y, QD, 
     step's). XBt[:, k] holds the features of ws[k] (gathered here for the new ones from Xt =
     Xᵀ, the solver's layout for dense data); ⟨x_a, x_b⟩ for every b by one BLAS product when
     at least ``GEMM_MIN_ROWS`` new variables' non-zero features fill at least ``GEMM_MIN_FILL``
-    of theirs (as ``_rows.q_rows_pieces``), else as a sum of XBt's rows over the non-zero features of x_a (as
-    ``_rows._q_piece``); then the kernel, the labels, the scale, and Q's diagonal QD on the
-    diagonal. Entries between two new variables are those of the row computed for each (equal
-    to rounding)."""
+    of theirs (as ``_rows.q_rows_pieces``), else as a sum of XBt's rows over the non-zero
+    features of x_a (as ``_rows._q_piece``); then the kernel, the labels, the scale, and Q's
+    diagonal QD on the diagonal. Entries between two new variables are those of the row
+    computed for each (equal to rounding)."""
     d = Xt.shape[0]
     if keep == m:
         return
