@@ -82,3 +82,32 @@ def test_the_radius_from_the_kernel_matrix(monkeypatch):
     r = solve_radius(X, kernel, tol=1e-8)
     monkeypatch.setattr(precomputed, "GRAM_MIN_FEATURES", X.shape[1] + 1)
     assert r.r2 == pytest.approx(solve_radius(X, kernel, tol=1e-8).r2, rel=1e-7)
+
+
+@pytest.mark.parametrize("loss", ["l1", "l2"])
+def test_an_svr_solve_from_the_kernel_matrix(monkeypatch, loss):
+    """The SVR's 2l variables read K(X, X) computed once, each row for both α_i and α_i*
+    (``GramRows`` of K with the rows twice), where the stacked rows' solve would read a kernel
+    matrix: the same optimum as the rows twice one by one."""
+    from svmbound.solvers.svr import _variables_rows, solve_svr_dual
+
+    X, _ = _data(GRAM_MIN_ROWS // 2 + 50, GRAM_MIN_FEATURES, seed=4)
+    z = np.sin(X[:, 0]) + 0.1 * X[:, 1]
+    kernel = RBFKernel(sigma2=150.0)
+    rows, rows_kernel = _variables_rows(X, kernel, 200)
+    assert rows.K.shape == (X.shape[0],) * 2 and rows.shape == (2 * X.shape[0],) * 2
+    assert rows_kernel.name == "precomputed"
+    sol = solve_svr_dual(X, z, kernel, 3.0, 0.1, loss=loss, tol=1e-7)
+    monkeypatch.setattr(precomputed, "GRAM_MIN_FEATURES", X.shape[1] + 1)
+    assert _variables_rows(X, kernel, 200)[1] is kernel
+    ref = solve_svr_dual(X, z, kernel, 3.0, 0.1, loss=loss, tol=1e-7)
+    assert sol.objective == pytest.approx(ref.objective, rel=1e-9)
+    assert sol.b == pytest.approx(ref.b, abs=1e-6)
+
+
+def test_features_too_large_for_the_kernel_are_reported_as_by_rows():
+    """Features that overflow float64 in the RBF distances make K non-finite: no kernel matrix
+    is used, and the solve raises the rows' clear error (``qp.check_kernel_finite``)."""
+    X, y = _data(GRAM_MIN_ROWS, GRAM_MIN_FEATURES)
+    with pytest.raises(ValueError, match="not finite on these data"):
+        solve_svm_dual(X * 1e200, y, RBFKernel(sigma2=1.0), 1.0)

@@ -18,7 +18,7 @@ from ._sums import held_out_sums
 from .ard import ARDRBFKernel, ScaledPolynomialKernel, check_groups, tile_groups
 from .choice import ARD_KERNELS, DEFAULT_DEGREE_RANGE, ESTIMATOR_KERNELS, base_kernel, split_degree
 from .precomputed import (GramRows, PrecomputedKernel, SmoRowsData, gram_can_be_shared,
-                          smo_rows_data)
+                          gram_if_pays, gram_pays, smo_rows_data)
 from .standard import (KERNELS, POLY, RBF, Kernel, LinearKernel, PolynomialKernel, RBFKernel,
                        _right, _row_blocks, _support, check_kernel, column_mean, is_rbf_params,
                        make_kernel, rbf_gamma, with_gamma)
@@ -28,4 +28,5 @@ __all__ = ["Kernel", "LinearKernel", "RBFKernel", "PolynomialKernel", "ARDRBFKer
            "DEFAULT_DEGREE_RANGE", "POLY", "RBF", "base_kernel", "split_degree", "check_kernel",
            "check_groups", "tile_groups", "column_mean", "is_rbf_params", "make_kernel",
            "rbf_gamma", "with_gamma", "PrecomputedKernel", "GramRows", "SmoRowsData",
-           "smo_rows_data", "gram_can_be_shared", "held_out_sums"]
+           "smo_rows_data", "gram_can_be_shared", "gram_pays", "gram_if_pays",
+           "held_out_sums"]

@@ -26,7 +26,7 @@ from ._rows import CHUNKED_ROWS_MIN, PRECOMPUTED, RBF
 from .standard import Kernel, PolynomialKernel, RBFKernel, column_mean
 
 __all__ = ["PrecomputedKernel", "GramRows", "SmoRowsData", "smo_rows_data",
-           "gram_can_be_shared"]
+           "gram_can_be_shared", "gram_pays", "gram_if_pays"]
 
 
 class PrecomputedKernel(Kernel):
@@ -119,8 +119,9 @@ def smo_rows_data(X, kernel: Kernel, cache_bytes: float = 0.0) -> SmoRowsData:
                 # rows in pieces from a dense Xᵀ of the columns used (not centred: as sparse)
                 return SmoRowsData(dense_transpose(X, cols), sq_norms(X), d_eff, 1, code)
         return SmoRowsData(numba_data(X), sq_norms(X), d_eff, 0, code)
-    if gram_pays(X, kernel, cache_bytes):
-        return SmoRowsData((kernel.block(X), np.arange(n)), np.zeros(n), 1.0, 0, PRECOMPUTED)
+    K = gram_if_pays(X, kernel, cache_bytes)
+    if K is not None:
+        return SmoRowsData((K, np.arange(n)), np.zeros(n), 1.0, 0, PRECOMPUTED)
     X = np.ascontiguousarray(kernel.prepare(X))
     # rows in pieces (``_rows``, issue 32), the solver then taking Xᵀ: from CHUNKED_ROWS_MIN
     # rows, on the solve's threads; at any n for data mostly zeros (one-hot features stored
@@ -140,14 +141,26 @@ def smo_rows_data(X, kernel: Kernel, cache_bytes: float = 0.0) -> SmoRowsData:
     return SmoRowsData(X, sq, d_eff, pieces, code)
 
 
-def gram_pays(X, kernel: Kernel, cache_bytes: float) -> bool:
-    """Whether a solve on dense X reads its kernel rows from K(X, X) computed at once
-    (``GRAM_MIN_ROWS``, ``GRAM_MIN_FEATURES``, ``GRAM_CACHE_SHARE``): an RBF or polynomial kernel
-    (a linear row costs no more than reading it), features mostly non-zero (else rows in pieces
-    skip the zeros), fewer rows than ``CHUNKED_ROWS_MIN``. One BLAS product makes all n rows at
-    the speed of a matrix product, where the SMO makes each row it needs by a matrix–vector
-    product that reads all of X (200 features: 9 times slower a row)."""
-    n, d = X.shape
+def gram_pays(X, kernel: Kernel, cache_bytes: float, copies: int = 1) -> bool:
+    """Whether a solve on the rows of dense X, ``copies`` times over (the SVR's 2l variables:
+    twice), reads its kernel rows from K(X, X) computed at once (``GRAM_MIN_ROWS``,
+    ``GRAM_MIN_FEATURES``, ``GRAM_CACHE_SHARE``, counted on the copies' rows): an RBF or
+    polynomial kernel (a linear row costs no more than reading it), features mostly non-zero
+    (else rows in pieces skip the zeros), fewer rows than ``CHUNKED_ROWS_MIN``. One BLAS product
+    makes all n rows at the speed of a matrix product, where the SMO makes each row it needs by
+    a matrix–vector product that reads all of X (200 features: 9 times slower a row)."""
+    n, d = copies * X.shape[0], X.shape[1]
     return (gram_can_be_shared(X, kernel) and GRAM_MIN_ROWS <= n < CHUNKED_ROWS_MIN
             and d >= GRAM_MIN_FEATURES and 8.0 * n * n <= GRAM_CACHE_SHARE * cache_bytes
             and 2 * np.count_nonzero(X) > X.size)
+
+
+def gram_if_pays(X, kernel: Kernel, cache_bytes: float, copies: int = 1):
+    """K(X, X) where :func:`gram_pays`, else None — None also where K is not finite (features
+    too large for the kernel in float64): the rows computed one by one then, whose squared norms
+    and diagonal the solver checks and reports (``qp.check_kernel_finite``)."""
+    if not gram_pays(X, kernel, cache_bytes, copies):
+        return None
+    with np.errstate(over="ignore", invalid="ignore"):     # (reported by the rows' check)
+        K = kernel.block(X)
+    return K if np.isfinite(K).all() else None

@@ -27,8 +27,9 @@ import numpy as np
 from .._sparse import stack_rows
 from .._validation import check_positive
 from .._weights import check_weights
-from ..kernels import Kernel, check_kernel
-from .qp import DEFAULT_CACHE_MB, cap_reason, check_tol, run_smo, warn_cap
+from ..kernels import GramRows, Kernel, PrecomputedKernel, check_kernel, gram_if_pays
+from .qp import (DEFAULT_CACHE_MB, cache_megabytes, cap_reason, check_tol, n_cache_rows, run_smo,
+                 warn_cap)
 from .svm import check_loss, l2_shift, upper_bounds, warm_start_alpha
 
 
@@ -94,6 +95,18 @@ def _stacked(X):
     return stack_rows(X, X)
 
 
+def _variables_rows(X, kernel: Kernel, cache_size):
+    """(X, kernel) for ``run_smo`` on the 2l variables: the rows of X twice, or, where that
+    solve reads its rows from a kernel matrix computed at once (``precomputed.gram_if_pays``),
+    K(X, X) computed once and each of its rows read for both α_i and α_i* (``GramRows``: a
+    quarter of the kernel matrix of the rows twice)."""
+    n_cache_rows(2 * X.shape[0], cache_size)          # (validates cache_size)
+    K = gram_if_pays(X, kernel, float(cache_megabytes(cache_size)) * 2**20, copies=2)
+    if K is None:
+        return _stacked(X), kernel
+    return GramRows(K, np.tile(np.arange(X.shape[0]), 2)), PrecomputedKernel()
+
+
 def solve_svr_dual(X, z, kernel: Kernel, C: float, epsilon: float, *, loss: str = "l1",
                    tol: float = 1e-3, start: SVRSolution | None = None,
                    cache_size: float = DEFAULT_CACHE_MB, max_iter: int | None = None,
@@ -127,7 +140,8 @@ def solve_svr_dual(X, z, kernel: Kernel, C: float, epsilon: float, *, loss: str 
             raise ValueError(f"start must be a {loss} SVR solution on {n} rows")
         a0 = warm_start_alpha(start.a, y2, start.C, C, loss, w2)
     shift = l2_shift(C, w2) if loss == "l2" else 0.0
-    res = run_smo(_stacked(X), y2, p, ub, a0, kernel, scale=1.0, shift=shift, tol=tol,
+    rows, rows_kernel = _variables_rows(X, kernel, cache_size)
+    res = run_smo(rows, y2, p, ub, a0, rows_kernel, scale=1.0, shift=shift, tol=tol,
                   max_iter=max_iter, cache_mb=cache_size)
     objective = 0.5 * float(res.a @ (res.gradient + p))
     stop_reason = None
