@@ -509,7 +509,7 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
     n = y.shape[0]
     code, gamma, coef0, degree = kernel.spec()
     X_kernel = X                     # what kernel.block expects (initial gradient)
-    buf = cache_buffer(n, cache_mb)             # (validates cache_mb)
+    n_cache_rows(n, cache_mb)                   # (validates cache_mb)
     cache_bytes = float(cache_megabytes(cache_mb)) * 2**20
     X, sq, d_eff, pieces, rows_code = smo_rows_data(X, kernel, cache_bytes)
     check_kernel_finite(sq, kernel, "the squared norm")
@@ -517,8 +517,9 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
         check_kernel_finite(X_kernel.K[X_kernel.rows, X_kernel.rows]
                             if isinstance(X_kernel, GramRows) else kernel.diag(X_kernel), kernel)
     if rows_code != code:            # K(X, X) computed at once (``precomputed.gram_pays``): its
-        buf = cache_buffer(n, (cache_bytes - 8.0 * n * n) / 2**20)   # bytes out of the cache,
-        X_kernel, kernel = GramRows(*X), PrecomputedKernel()         # the warm start's from it
+        cache_mb = (cache_bytes - 8.0 * n * n) / 2**20   # bytes out of the row cache, and the
+        X_kernel, kernel = GramRows(*X), PrecomputedKernel()         # warm start's from it
+    buf = cache_buffer(n, cache_mb)
     max_iter = check_max_iter(max_iter)
     stall = max_iter is None        # the default cap: a stalled solve stops (``STALL_SLICES``)
     if max_iter is None:
