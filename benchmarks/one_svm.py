@@ -31,7 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import data_root, publish  # noqa: E402
 from large_data import intelex_svc, load, warm_up_large_solves  # noqa: E402
 
-#: (C, γ) per case: the L1 default's pick on each set whole (large_data.py, 16-core run).
+#: (C, γ) per case: the L1 default's pick on each set whole (large_data.py, 16-core run); dense200:
+#: its L1 pick at 20,000 rows (2-core run, 74f1eb9).
 POINTS = {"ijcnn1": (27.34, 0.6745), "a9a": (5.781, 0.05158), "dense200": (7.098, 0.001891)}
 HEADING = "One big SVM: ours, SVC and sklearnex's SVC at one (C, γ) (issue 32)"
 
