@@ -121,7 +121,7 @@ def kernel_row(X, sq, i, code, gamma, coef0, degree, out):
             if d2 < 0.0:
                 d2 = 0.0
             dots[j] = -gamma * d2
-        exp_nonpositive(dots, np.empty(n, dtype=np.int64))   # vectorised (svmbound._vexp)
+        exp_nonpositive(dots)   # vectorised (svmbound._vexp)
         for j in range(n):
             out[j] = dots[j]
         out[i] = 1.0
@@ -196,7 +196,7 @@ def _finish_piece(acc, lo, i, sq, code, gamma, coef0, degree, y, yi, out):
             if d2 < 0.0:
                 d2 = 0.0
             acc[j] = -gamma * d2
-        exp_nonpositive(acc, np.empty(w, dtype=np.int64))
+        exp_nonpositive(acc)
         if lo <= i < lo + w:
             acc[i - lo] = 1.0
     elif code == POLY:

@@ -16,7 +16,6 @@ def rbf_dist_weighted_sum(dot, sqa, sqb, a, b, gamma):
     m = dot.shape[1]
     d2 = np.empty(m)
     e = np.empty(m)
-    bits = np.empty(m, dtype=np.int64)
     total = 0.0
     for i in range(dot.shape[0]):
         for j in range(m):
@@ -25,7 +24,7 @@ def rbf_dist_weighted_sum(dot, sqa, sqb, a, b, gamma):
                 v = 0.0
             d2[j] = v
             e[j] = -gamma * v
-        exp_nonpositive(e, bits)             # vectorised (svmbound._vexp)
+        exp_nonpositive(e)                   # vectorised (svmbound._vexp)
         row = 0.0
         for j in range(m):
             row += b[j] * e[j] * d2[j]

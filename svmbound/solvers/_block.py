@@ -287,7 +287,6 @@ def _new_entries(Xt, sq, ws, m, keep, code, gamma, coef0, degree, scale, y, QD, 
         sqB[b] = sq[ws[b]]
         yB[b] = y[ws[b]]
     acc = np.empty(m)
-    bits = np.empty(m, dtype=np.int64)
     nz = np.empty(d, dtype=np.int64)
     for ka in range(keep, m):
         if gemm:
@@ -310,7 +309,7 @@ def _new_entries(Xt, sq, ws, m, keep, code, gamma, coef0, degree, scale, y, QD, 
             for b in range(m):
                 d2 = sqa + sqB[b] - 2.0 * acc[b]
                 acc[b] = -gamma * d2 if d2 > 0.0 else 0.0
-            exp_nonpositive(acc, bits)
+            exp_nonpositive(acc)
         elif code != LINEAR:
             for b in range(m):
                 acc[b] = (gamma * acc[b] + coef0) ** degree
