@@ -2,9 +2,9 @@
 
 Numba compiles ``np.exp`` in a loop to one call of the C library's scalar ``exp`` per entry
 (about 6 ns on the development machine: the SIMD math library SVML is not available), while an
-RBF kernel row is n exponentials: they were about half of a row's time, and kernel rows
-about half of an SMO solve (``docs/lab-notebook.md``, "Solvers": 7.8 ns of a row's 19.5 ns per value on
-ijcnn1). Written with arithmetic and a bit shift only, the same loop runs on the vector units;
+RBF kernel row is n exponentials: they were about half of a row's time, and kernel rows about
+half of an SMO solve (``docs/lab-notebook.md``, "Solvers": 7.8 ns of a row's 19.5 ns per value
+on ijcnn1). Written with arithmetic and a bit shift only, the same loop runs on the vector units;
 compiled with ``fastmath={"contract"}`` (each multiply-add of the polynomial and of the
 reduction one fused FMA instruction, nothing else relaxed) and 2^k made in the same loop by
 reinterpreting the bits of an integer, it takes about 1.2 ns per value against 2.7 ns as two
