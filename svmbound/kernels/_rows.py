@@ -275,6 +275,14 @@ GEMM_MIN_ROWS = 4
 
 
 @njit(cache=True, nogil=True)
+def gemm_pays(rows, nonzeros, d) -> bool:
+    """Whether ``rows`` rows of d features holding ``nonzeros`` non-zero features in all take
+    one BLAS product (``GEMM_MIN_ROWS``, ``GEMM_MIN_FILL``): the rule of ``q_rows_pieces`` and
+    of the block solver's new Q_BB entries (``solvers._block._new_entries``)."""
+    return rows >= GEMM_MIN_ROWS and nonzeros >= GEMM_MIN_FILL * rows * d
+
+
+@njit(cache=True, nogil=True)
 def _q_batch_piece(c, Xt, sq, ids, nzk, xi, nnz, code, gamma, coef0, degree, y, scale, buf,
                    slots):
     """The c-th piece of every row of the batch (``q_rows_pieces``), by sums skipping zeros."""
@@ -344,7 +352,7 @@ def _q_rows_pieces_overload(Xt, sq, ids, slots, code, gamma, coef0, degree, y, s
         for r in range(b):
             nnz[r] = _nonzeros(Xt, ids[r], nzk[r], xi[r])
         n_pieces = (sq.shape[0] + ROW_CHUNK - 1) // ROW_CHUNK
-        if gemm and b >= GEMM_MIN_ROWS and nnz.sum() >= GEMM_MIN_FILL * b * d:
+        if gemm and gemm_pays(b, nnz.sum(), d):
             XB = np.empty((b, d))
             for r in range(b):
                 for k in range(d):

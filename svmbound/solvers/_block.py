@@ -41,8 +41,8 @@ from numba import njit, prange
 
 from .._lapack import gemm_rows
 from .._vexp import exp_nonpositive
-from ..kernels._rows import (GEMM_MIN_FILL, GEMM_MIN_ROWS, LINEAR, RBF, ROW_BATCH,
-                             q_rows_pieces, rows_in_pieces, shift_at)
+from ..kernels._rows import (LINEAR, RBF, ROW_BATCH, gemm_pays, q_rows_pieces, rows_in_pieces,
+                             shift_at)
 from ._smo import (_add_row, _be_shrunk, _first, _get_row, _scores, _second, _slot_for, in_low,
                    in_up, pair_step, setup)
 
@@ -259,10 +259,10 @@ def _new_entries(Xt, sq, ws, m, keep, code, gamma, coef0, degree, scale, y, QD, 
     step's). XBt[:, k] holds the features of ws[k] (gathered here for the new ones from Xt =
     Xᵀ, the solver's layout for dense data); ⟨x_a, x_b⟩ for every b by one BLAS product when
     at least ``GEMM_MIN_ROWS`` new variables' non-zero features fill at least ``GEMM_MIN_FILL``
-    of theirs (as ``_rows.q_rows_pieces``), else as a sum of XBt's rows over the non-zero
-    features of x_a (as ``_rows._q_piece``); then the kernel, the labels, the scale, and Q's
-    diagonal QD on the diagonal. Entries between two new variables are those of the row
-    computed for each (equal to rounding)."""
+    of theirs (``_rows.gemm_pays``, the rule of ``q_rows_pieces``), else as a sum of XBt's rows
+    over the non-zero features of x_a (as ``_rows._q_piece``); then the kernel, the labels, the
+    scale, and Q's diagonal QD on the diagonal. Entries between two new variables are those of
+    the row computed for each (equal to rounding)."""
     d = Xt.shape[0]
     if keep == m:
         return
@@ -277,7 +277,7 @@ def _new_entries(Xt, sq, ws, m, keep, code, gamma, coef0, degree, scale, y, QD, 
             XN[k - keep, f] = v
             if v != 0.0:
                 filled += 1
-    gemm = new >= GEMM_MIN_ROWS and filled >= GEMM_MIN_FILL * new * d
+    gemm = gemm_pays(new, filled, d)
     if gemm:
         dots = np.empty((new, m))
         gemm_rows(XBt[:, :m], XN, dots)
