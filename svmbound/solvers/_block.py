@@ -20,12 +20,22 @@ stopping rule of ``_smo.smo``, by another path to the optimum — the decomposit
 4. the sub-problem on B is solved by the SMO's own steps (WSS 2 of Fan, Chen & Lin,
    ``_smo._first``/``_second``; LIBSVM's clipped pair update ``_smo.pair_step``) until its
    violation is below max(tol, ``INNER_REL``·its first), or ``INNER_ITER``·|B| steps;
-5. G += Σ_{k ∈ B, Δα_k ≠ 0} Δα_k Q_k over the active set, the rows Q_k from the LRU cache
-   (``_get_rows``: computed only for the variables that moved, ``ROW_BATCH`` of them together
-   so that each piece of Xᵀ is read from memory once for them all — one BLAS product a piece
-   for features mostly non-zero), in pieces of ``PIECE`` positions on ``threads`` threads,
-   each entry summed in B's order (the same bits on any number of threads); Ḡ += ±u_k Q_k
-   for each α_k that reached or left its bound u_k.
+5. G += Σ_{k ∈ B, Δα_k ≠ 0} Δα_k Q_k over the update's region — every variable, or, once the
+   active set has fallen below ``REGION_REL`` of the region, the active set as it is then (a
+   superset of the active set until the next reconstruction; G of the variables shrunk since
+   is updated too, and recomputed at the reconstruction anyway) — the rows Q_k from the LRU
+   cache (``_get_rows``: computed only for the variables that moved, ``ROW_BATCH`` of them
+   together so that each piece of Xᵀ is read from memory once for them all — one BLAS product
+   a piece for features mostly non-zero), read contiguously: the cache's full rows while the
+   region is every variable, else their copies over the region in a pool (``_pool_rows``;
+   the caller's ``pool``, part of the cache's memory: ``qp.block_buffers``), made at a row's
+   first use in a region — LIBSVM keeps its cached rows in the active set's order by swapping
+   entries at each shrinking; a read through the active set's index instead took 3× as long.
+   In pieces of ``PIECE`` positions on ``threads`` threads, each entry summed in B's order:
+   the same bits on any number of threads, and with or without the pool where the cache keeps
+   its rows (a row computed again after its eviction may differ in its last bits: the BLAS
+   product of its batch, ``_rows.q_rows_pieces``). Ḡ += ±u_k Q_k for each α_k that reached or
+   left its bound u_k.
 
 It stops when the maximal KKT violation over all n, max_{I_up} −y G − min_{I_low} −y G (the
 SMO's Gmax + Gmax2), falls below ``tol``. The SMO pays three passes over the active set for
@@ -53,6 +63,11 @@ INNER_REL = 0.1
 INNER_ITER = 100
 #: Positions of the active set per piece of the gradient update on several threads.
 PIECE = 4096
+#: The gradient update's region follows the active set once that is below REGION_REL of the
+#: region, if the pool then holds POOL_MIN_ROWS working sets' rows of its length
+#: (``docs/decisions.md``, "block_smo's region").
+REGION_REL = 0.4
+POOL_MIN_ROWS = 2
 
 
 @njit(cache=True, nogil=True)
@@ -145,12 +160,13 @@ def _inner(QB, yB, GB, aB, uB, QDB, local, tol, max_steps):
 
 
 @njit(cache=True, nogil=True)
-def _add_rows(G, buf, slots, delta, act, lo, hi):
-    """G_t += Σ_k delta_k Q_k[t] for t = act[lo:hi], over the k of the working set with
-    delta_k ≠ 0 in its order, two rows at a time (Q_k = buf[slots[k]]); each entry's sum is
-    formed in the same order wherever the piece [lo, hi) runs."""
+def _add_rows(G, rows, slots, delta, reg, lo, hi):
+    """G_t += Σ_k delta_k R_k[j] for the positions j in [lo, hi) of the region, t = reg[j],
+    over the k of the working set with delta_k ≠ 0 in its order, two rows at a time; R_k =
+    rows[slots[k]] holds Q_k over the region's positions in order (a full row of the cache when
+    the region is every variable, else its copy in the pool: ``_pool_rows``), so the loop reads
+    it contiguously. Each entry's sum is formed in the same order wherever the piece runs."""
     w = hi - lo
-    idx = act[lo:hi]
     acc = np.zeros(w)
     first = -1
     for k in range(slots.shape[0]):
@@ -159,27 +175,85 @@ def _add_rows(G, buf, slots, delta, act, lo, hi):
         if first < 0:
             first = k
             continue
-        r0 = buf[slots[first]]
-        r1 = buf[slots[k]]
+        r0 = rows[slots[first]][lo:hi]
+        r1 = rows[slots[k]][lo:hi]
         d0 = delta[first]
         d1 = delta[k]
         for j in range(w):
-            t = idx[j]
-            acc[j] += d0 * r0[t] + d1 * r1[t]
+            acc[j] += d0 * r0[j] + d1 * r1[j]
         first = -1
     if first >= 0:
-        r0 = buf[slots[first]]
+        r0 = rows[slots[first]][lo:hi]
         d0 = delta[first]
         for j in range(w):
-            acc[j] += d0 * r0[idx[j]]
+            acc[j] += d0 * r0[j]
     for j in range(w):
-        G[idx[j]] += acc[j]
+        G[reg[lo + j]] += acc[j]
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _add_rows_parallel(G, buf, slots, delta, act, m):
+def _add_rows_parallel(G, rows, slots, delta, reg, m):
     for c in prange((m + PIECE - 1) // PIECE):
-        _add_rows(G, buf, slots, delta, act, c * PIECE, min(m, (c + 1) * PIECE))
+        _add_rows(G, rows, slots, delta, reg, c * PIECE, min(m, (c + 1) * PIECE))
+
+
+@njit(cache=True, nogil=True)
+def _copy_rows(buf, rows, src, dst, count, reg, lo, hi):
+    """rows[dst[r]][j] = buf[src[r]][reg[j]] for r < count and j in [lo, hi)."""
+    for r in range(count):
+        source = buf[src[r]]
+        target = rows[dst[r]]
+        for j in range(lo, hi):
+            target[j] = source[reg[j]]
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _copy_rows_parallel(buf, rows, src, dst, count, reg, m):
+    for c in prange((m + PIECE - 1) // PIECE):
+        _copy_rows(buf, rows, src, dst, count, reg, c * PIECE, min(m, (c + 1) * PIECE))
+
+
+@njit(cache=True, nogil=True)
+def _pool_rows(ids, slots, count, buf, rows, reg, m, pool_of, var_of, used, clock, threads):
+    """Point slots[:count] — the cache slots of the variables ids[:count] — at their rows in the
+    pool instead (``rows``: one pool slot a row, Q_t over the region's m positions reg[:m]),
+    copying there from the cache those not in it yet (``_copy_rows``). A free pool slot is found
+    by the clock rule (second chance): the hand clock[1] passes over the slots used since it
+    last came by, and over those of this call, and takes the first other (the caller's pool has
+    more slots than ``count``). pool_of[t]: variable t's pool slot or −1, var_of its inverse;
+    used[s]: the call (clock[0]) that last used slot s, −1 once the hand passed it."""
+    n_slots = rows.shape[0]
+    clock[0] += 1
+    now = clock[0]
+    src = np.empty(count, dtype=np.int64)
+    dst = np.empty(count, dtype=np.int64)
+    n_copy = 0
+    for r in range(count):
+        t = ids[r]
+        ps = pool_of[t]
+        if ps < 0:
+            while True:
+                ps = clock[1]
+                clock[1] = (ps + 1) % n_slots
+                if used[ps] == now:
+                    continue
+                if used[ps] < 0:
+                    break
+                used[ps] = -1
+            if var_of[ps] >= 0:
+                pool_of[var_of[ps]] = -1
+            var_of[ps] = t
+            pool_of[t] = ps
+            src[n_copy] = slots[r]
+            dst[n_copy] = ps
+            n_copy += 1
+        used[ps] = now
+        slots[r] = ps
+    if n_copy > 0:
+        if threads > 1:
+            _copy_rows_parallel(buf, rows, src, dst, n_copy, reg, m)
+        else:
+            _copy_rows(buf, rows, src, dst, n_copy, reg, 0, m)
 
 
 @njit(cache=True, nogil=True)
@@ -385,11 +459,13 @@ def _unshrink(act, m, n, G, G_bar, p, alpha, ub, X, sq, y, code, gamma, coef0, d
 
 @njit(cache=True, nogil=True)
 def block_smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shift, tol,
-              max_iter, buf, stop, threads, pieces, size):
+              max_iter, buf, stop, threads, pieces, size, pool):
     """Solve the QP in place on ``alpha`` (feasible) by working sets of ``size`` variables
     (even; ``buf`` holds at least 2·``size`` rows); X is Xᵀ (``pieces``: dense features laid
-    out for rows in pieces). Arguments and result as ``_smo.smo``'s: (G, n_iter, violation,
-    n_kernel_rows, interrupted); G is the full gradient unless interrupted."""
+    out for rows in pieces); ``pool``: a flat array of buf's dtype for the moved rows over the
+    update's region (step 5; empty: every update over the cache's full rows). Arguments and
+    result as ``_smo.smo``'s: (G, n_iter, violation, n_kernel_rows, interrupted); G is the
+    full gradient unless interrupted."""
     n = y.shape[0]
     slot_of, row_of, last_used, state, QD = setup(X, sq, n, code, gamma, coef0, degree, scale,
                                                   shift, buf, threads, pieces)
@@ -415,6 +491,15 @@ def block_smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scal
     XBt = np.empty((X.shape[0], q))
     XBt_old = np.empty((X.shape[0], q))
     unshrink = False
+    # the gradient update's region reg[:m_reg] ⊇ the active set, and the pool of moved rows
+    # over it
+    reg = np.arange(n)
+    m_reg = n
+    pool_of = np.empty(n, dtype=np.int64)
+    var_of = np.empty(0, dtype=np.int64)
+    used = np.empty(0, dtype=np.int64)
+    clock = np.zeros(2, dtype=np.int64)
+    rows = buf
     m = 0
     n_iter = 0
     violation = np.inf
@@ -439,9 +524,22 @@ def block_smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scal
             if stop[0] != 0:
                 interrupted = True
                 break
+            m_reg = n
+            reg[:] = act        # (0, …, n − 1 again)
+            rows = buf
             if done:
                 continue
         m_act = _shrink(act, m_act, y, G, alpha, ub, up, -low, active)
+        if m_act < REGION_REL * m_reg and pool.shape[0] // max(m_act, 1) >= POOL_MIN_ROWS * q:
+            # a new region, the active set; the pool carved into rows of its length
+            m_reg = m_act
+            reg[:m_reg] = act[:m_reg]
+            n_pool = min(pool.shape[0] // m_reg, n)
+            rows = pool[:n_pool * m_reg].reshape((n_pool, m_reg))
+            pool_of[:] = -1
+            var_of = -np.ones(n_pool, dtype=np.int64)
+            used = -np.ones(n_pool, dtype=np.int64)
+            clock[1] = 0
         if m_act < n:
             _scores(act, m_act, y, G, alpha, ub, score)
         # the working set: the last half chosen that is still active, then the most violating
@@ -500,10 +598,15 @@ def block_smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scal
             alpha[t] = aB[k]
             if was != (aB[k] >= ub[t]):     # keep Ḡ = Σ_{α_j = u_j} u_j Q_j over all n
                 _add_row(G_bar, -ub[t] if was else ub[t], buf[slots[k]], threads)
+        if m_reg < n:           # the moved rows over the region, from the pool
+            _pool_rows(moved, moved_slots, n_moved, buf, rows, reg, m_reg, pool_of, var_of,
+                       used, clock, threads)
+            for k in range(n_moved):
+                slots[moved_at[k]] = moved_slots[k]
         if threads > 1:
-            _add_rows_parallel(G, buf, slots[:m], delta, act, m_act)
+            _add_rows_parallel(G, rows, slots[:m], delta, reg, m_reg)
         else:
-            _add_rows(G, buf, slots[:m], delta, act, 0, m_act)
+            _add_rows(G, rows, slots[:m], delta, reg, 0, m_reg)
         if steps == 0:          # no pair of the working set improves: the SMO's j = −1
             if m_act < n:
                 m_act = _unshrink(act, m_act, n, G, G_bar, p, alpha, ub, X, sq, y, code,

@@ -417,6 +417,18 @@ SHRINK_EVERY = 100
 BLOCK_SIZE = 512
 
 
+#: The share of a block solve's cache rows that becomes its pool of the moved rows over the
+#: gradient update's region (``_block.block_smo``; ``docs/decisions.md``, "block_smo's region").
+POOL_SHARE = 0.125
+
+
+def block_buffers(buf):
+    """The row cache and the pool (one flat array, the last ``POOL_SHARE`` of the cache's rows,
+    never fewer than 2·BLOCK_SIZE rows left to the cache) of a block solve, from its cache."""
+    keep = max(min(buf.shape[0], 2 * BLOCK_SIZE), buf.shape[0] - int(POOL_SHARE * buf.shape[0]))
+    return buf[:keep], buf[keep:].reshape(-1)
+
+
 def uses_blocks(n: int, cache_rows: int, pieces: int) -> bool:
     """Whether a solve of n rows whose cache holds ``cache_rows`` rows and whose rows are
     computed in ``pieces`` runs ``_block.block_smo`` (above)."""
@@ -463,8 +475,9 @@ def _run(args, max_iter: int, buf, flag, n: int, d_eff: float, stall: bool = Fal
     solve that has stalled (``STALL_SLICES``). ``pieces``: ``_smo.smo``'s. The handed-off
     solves run on this thread's ``solve_threads``; those in slices (small) on one."""
     if uses_blocks(n, buf.shape[0], pieces):
-        return call_interruptibly(_solve_and_offset, block_smo, *args, max_iter, buf,
-                                  flag.array, solve_threads(), pieces, BLOCK_SIZE,
+        cache, pool = block_buffers(buf)
+        return call_interruptibly(_solve_and_offset, block_smo, *args, max_iter, cache,
+                                  flag.array, solve_threads(), pieces, BLOCK_SIZE, pool,
                                   flag=flag) + (False,)
     if n > SMALL_ROWS or float(n) * n * max(d_eff, 1.0) > SMALL_WORK:
         return call_interruptibly(_solve_and_offset, smo, *args, max_iter, buf, flag.array,
