@@ -9,7 +9,12 @@ block solver's. ``--rows N``: a stratified sample of N training rows (seed 0).
     python benchmarks/dev/blocks_vs_pairs.py --case a9a --loss l1 [--C 5.781 --gamma 0.05158]
         [--rows N] [--threads 2] [--repeats 3] [--cache-size 2000] [--data DIR]
 
-The default (C, γ) are ``one_svm.py``'s points.
+The default (C, γ) are ``one_svm.py``'s points. ``--trees A B``: the solve as the library runs
+it (blocks from 8,192 dense rows) in two source trees instead, alternated, with B ÷ A — a
+change of the solver measured (e.g. ``git worktree add /tmp/base HEAD~1``).
+
+    python benchmarks/dev/blocks_vs_pairs.py --case ijcnn1 --loss l2 --trees /tmp/base .
+        [--cache-size auto]
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ sys.path.insert(0, str(here.parents[1]))  # benchmarks/
 
 def one_solve(args) -> dict:
     """Solve once in this process (``--child``) and return what the parent prints."""
+    if args.child in ("A", "B"):
+        sys.path.insert(0, str(Path(args.trees["AB".index(args.child)]).resolve()))
     from large_data import load, sample_rows, warm_up_large_solves
 
     from svmbound._blas import limit_blas
@@ -53,7 +60,12 @@ def one_solve(args) -> dict:
                              tol=1e-3, cache_size=args.cache_size)
         seconds = time.perf_counter() - t
     return {"s": seconds, "iter": int(sol.n_iter), "rows": int(sol.n_kernel_rows),
-            "sv": int(np.sum(sol.alpha > 0)), "b": float(sol.b)}
+            "sv": int(np.sum(sol.alpha > 0)), "b": float(sol.b),
+            "objective": float(sol.objective)}
+
+
+def cache_size(text: str):
+    return text if text == "auto" else float(text)
 
 
 def main(argv=None):
@@ -68,9 +80,11 @@ def main(argv=None):
     ap.add_argument("--rows", type=int, default=None)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--cache-size", type=float, default=2000.0)
+    ap.add_argument("--cache-size", type=cache_size, default=2000.0, help="MB or auto")
+    ap.add_argument("--trees", nargs=2, default=None, metavar=("A", "B"))
     ap.add_argument("--data", default=None)
-    ap.add_argument("--child", choices=["blocks", "pairs"], default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--child", choices=["blocks", "pairs", "A", "B"], default=None,
+                    help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     C, gamma = POINTS.get(args.case, (1.0, 0.005))
     args.C = C if args.C is None else args.C
@@ -82,7 +96,7 @@ def main(argv=None):
 
     if args.case != "dense200" and data_root(args.data) is None:
         return 2
-    runs = {"blocks": [], "pairs": []}
+    runs = {"A": [], "B": []} if args.trees else {"blocks": [], "pairs": []}
     child = list(argv if argv is not None else sys.argv[1:])
     for _ in range(args.repeats):
         for mode in runs:
@@ -91,6 +105,11 @@ def main(argv=None):
             runs[mode].append(json.loads(out.stdout.strip().splitlines()[-1]))
             print(mode, runs[mode][-1], flush=True)
     med = {mode: statistics.median(r["s"] for r in rs) for mode, rs in runs.items()}
+    if args.trees:
+        print(f"{args.case} {args.loss} C={args.C:g} gamma={args.gamma:g} "
+              f"rows={args.rows or 'all'} threads={args.threads} cache={args.cache_size}: "
+              f"A {med['A']:.2f} s, B {med['B']:.2f} s, B / A {med['B'] / med['A']:.3f}")
+        return 0
     print(f"{args.case} {args.loss} C={args.C:g} gamma={args.gamma:g} rows={args.rows or 'all'} "
           f"threads={args.threads}: blocks {med['blocks']:.2f} s, pairs {med['pairs']:.2f} s, "
           f"pairs / blocks {med['pairs'] / med['blocks']:.2f}")

@@ -530,7 +530,7 @@ def block_smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scal
             if done:
                 continue
         m_act = _shrink(act, m_act, y, G, alpha, ub, up, -low, active)
-        if m_act < REGION_REL * m_reg and pool.shape[0] // max(m_act, 1) >= POOL_MIN_ROWS * q:
+        if 0 < m_act < REGION_REL * m_reg and pool.shape[0] // m_act >= POOL_MIN_ROWS * q:
             # a new region, the active set; the pool carved into rows of its length
             m_reg = m_act
             reg[:m_reg] = act[:m_reg]
