@@ -182,40 +182,53 @@ def test_a_set_stop_flag_returns_before_any_step():
     alpha = np.zeros(y.size)
     out = block_smo(Xt, sq, y, -np.ones(y.size), np.full(y.size, 1.0), alpha, -np.ones(y.size),
                     np.zeros(y.size), 1, 0.5, 0.0, 3, 1.0, 0.0, 1e-3, 1000,
-                    np.empty((64, y.size)), np.ones(1, dtype=np.int64), 1, 1, 16, np.empty(0))
+                    np.empty((64, y.size)), np.ones(1, dtype=np.int64), 1, 1, 16, 0)
     G, n_iter, violation, rows, interrupted = out
     assert interrupted and n_iter == 0 and rows == 0
     assert not alpha.any()
+
+
+def _pooled_solve(loss, threads, cache_rows, pool_rows):
+    """A block solve (working sets of 16) of 900 rows in a cache of ``cache_rows`` rows the
+    last ``pool_rows`` of which may hold the pool: (α, G, the rows computed, buf)."""
+    X, y = _data(n=900, seed=3)
+    Xt = np.ascontiguousarray(X.T)
+    sq = np.einsum("ij,ij->i", X, X)
+    n = y.size
+    ub = np.full(n, 3.0) if loss == "l1" else np.full(n, np.inf)
+    alpha, G, G_bar = np.zeros(n), -np.ones(n), np.zeros(n)
+    buf = np.full((cache_rows, n), np.nan)
+    with solve_threads_scope(threads):
+        res = qp._solve_and_offset(block_smo, Xt, sq, y, -np.ones(n), ub, alpha, G, G_bar, RBF,
+                                   0.1, 0.0, 3, 1.0, 0.0 if loss == "l1" else 0.01, 1e-6,
+                                   10**6, buf, np.zeros(1, dtype=np.int64), threads, 1, 16,
+                                   pool_rows)
+    assert not res[4] and res[2] < 1e-6
+    return alpha.tobytes(), res[0].tobytes(), res[3], buf
 
 
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("loss", ["l1", "l2"])
 def test_the_update_over_pooled_rows_gives_the_bits_of_the_cached_rows(loss, threads):
     """Once the active set has shrunk, the gradient update reads the moved rows over its region
-    from the pool (``_block._pool_rows``). With a cache that keeps every row, no pool (every
-    update over the cache's full rows), a pool of 20,000 entries (fewer than the rows copied:
-    slots taken again by the clock rule) and one of every row give the same α and G to the
-    bit."""
-    X, y = _data(n=900, seed=3)
-    Xt = np.ascontiguousarray(X.T)
-    sq = np.einsum("ij,ij->i", X, X)
-    n, size, small = y.size, 16, 20_000
-    ub = np.full(n, 3.0) if loss == "l1" else np.full(n, np.inf)
-    shift = 0.0 if loss == "l1" else 0.01
-    out, written = [], []
-    for pool_size in (0, small, n * n):
-        alpha, G, G_bar = np.zeros(n), -np.ones(n), np.zeros(n)
-        pool = np.full(pool_size, np.nan)
-        with solve_threads_scope(threads):
-            res = qp._solve_and_offset(block_smo, Xt, sq, y, -np.ones(n), ub, alpha, G, G_bar,
-                                       RBF, 0.1, 0.0, 3, 1.0, shift, 1e-6, 10**6,
-                                       np.empty((n, n)), np.zeros(1, dtype=np.int64),
-                                       threads, 1, size, pool)
-        assert not res[4] and res[2] < 1e-6
-        written.append(np.isfinite(pool).sum())
-        out.append((alpha.tobytes(), res[0].tobytes(), res[1]))
-    assert written[1] > 0 and written[2] > small      # both pools used, the small one full
-    assert out[1] == out[0] and out[2] == out[0]
+    from the pool (``_block._pool_rows``) in the cache's last rows. With a cache that keeps
+    every row before them: no pool (every update over the cache's full rows), a pool of 22 rows'
+    memory (fewer than the rows it copies: slots taken again by the clock rule) and one of 900
+    give the same α and G to the bit."""
+    n = 900
+    ref = _pooled_solve(loss, threads, n, 0)
+    small = _pooled_solve(loss, threads, n + 22, 22)
+    large = _pooled_solve(loss, threads, 2 * n, n)
+    assert small[:3] == ref[:3] and large[:3] == ref[:3]
+    written = [np.isfinite(b[n:]).sum() for b in (small[3], large[3])]
+    assert written[0] > 0 and written[1] > 22 * n     # both pools used, the small one full
+
+
+@pytest.mark.parametrize("loss", ["l1", "l2"])
+def test_a_pool_never_costs_the_cache_a_row(loss):
+    """In a cache of 64 rows the pool's 8 are given back as soon as the cache would grow into
+    them: the same rows computed and the same bits as with no pool."""
+    assert _pooled_solve(loss, 1, 64, 8)[:3] == _pooled_solve(loss, 1, 64, 0)[:3]
 
 
 @pytest.mark.parametrize("loss", ["l1", "l2"])

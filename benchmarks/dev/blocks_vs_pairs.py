@@ -35,8 +35,6 @@ sys.path.insert(0, str(here.parents[1]))  # benchmarks/
 
 def one_solve(args) -> dict:
     """Solve once in this process (``--child``) and return what the parent prints."""
-    if args.child in ("A", "B"):
-        sys.path.insert(0, str(Path(args.trees["AB".index(args.child)]).resolve()))
     from large_data import load, sample_rows, warm_up_large_solves
 
     from svmbound._blas import limit_blas
@@ -59,9 +57,11 @@ def one_solve(args) -> dict:
         sol = solve_svm_dual(X, y, RBFKernel.from_gamma(args.gamma), args.C, loss=args.loss,
                              tol=1e-3, cache_size=args.cache_size)
         seconds = time.perf_counter() - t
+    import svmbound
+
     return {"s": seconds, "iter": int(sol.n_iter), "rows": int(sol.n_kernel_rows),
             "sv": int(np.sum(sol.alpha > 0)), "b": float(sol.b),
-            "objective": float(sol.objective)}
+            "objective": float(sol.objective), "svmbound": svmbound.__file__}
 
 
 def cache_size(text: str):
@@ -69,8 +69,6 @@ def cache_size(text: str):
 
 
 def main(argv=None):
-    from one_svm import POINTS
-
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--case", default="a9a", choices=["ijcnn1", "a9a", "dense200"])
@@ -86,6 +84,10 @@ def main(argv=None):
     ap.add_argument("--child", choices=["blocks", "pairs", "A", "B"], default=None,
                     help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.child in ("A", "B"):    # that tree's svmbound, before anything imports one
+        sys.path.insert(0, str(Path(args.trees["AB".index(args.child)]).resolve()))
+    from one_svm import POINTS
+
     C, gamma = POINTS.get(args.case, (1.0, 0.005))
     args.C = C if args.C is None else args.C
     args.gamma = gamma if args.gamma is None else args.gamma

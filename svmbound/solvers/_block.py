@@ -27,9 +27,12 @@ stopping rule of ``_smo.smo``, by another path to the optimum — the decomposit
    cache (``_get_rows``: computed only for the variables that moved, ``ROW_BATCH`` of them
    together so that each piece of Xᵀ is read from memory once for them all — one BLAS product
    a piece for features mostly non-zero), read contiguously: the cache's full rows while the
-   region is every variable, else their copies over the region in a pool (``_pool_rows``;
-   the caller's ``pool``, part of the cache's memory: ``qp.block_buffers``), made at a row's
-   first use in a region — LIBSVM keeps its cached rows in the active set's order by swapping
+   region is every variable, else their copies over the region in a pool (``_pool_rows``):
+   the last ``pool_rows`` rows of the cache's memory, used only while the cache has not grown
+   into them — given back as soon as it would (``_cache_reaches``), so that the pool never
+   costs the cache a row; without it the update reads the full rows contiguously while the
+   active set is at least ``REGION_REL`` of n, through its index below — the copies made at a
+   row's first use in a region — LIBSVM keeps its cached rows in the active set's order by swapping
    entries at each shrinking; a read through the active set's index instead took 3× as long.
    In pieces of ``PIECE`` positions on ``threads`` threads, each entry summed in B's order:
    the same bits on any number of threads, and with or without the pool where the cache keeps
@@ -160,14 +163,17 @@ def _inner(QB, yB, GB, aB, uB, QDB, local, tol, max_steps):
 
 
 @njit(cache=True, nogil=True)
-def _add_rows(G, rows, slots, delta, reg, lo, hi):
-    """G_t += Σ_k delta_k R_k[j] for the positions j in [lo, hi) of the region, t = reg[j],
-    over the k of the working set with delta_k ≠ 0 in its order, two rows at a time; R_k =
-    rows[slots[k]] holds Q_k over the region's positions in order (a full row of the cache when
-    the region is every variable, else its copy in the pool: ``_pool_rows``), so the loop reads
-    it contiguously. Each entry's sum is formed in the same order wherever the piece runs."""
+def _add_rows(G, rows, slots, delta, at, lo, hi, gather):
+    """G_t += Σ_k delta_k Q_k[t] for t = at[j], j in [lo, hi), over the k of the working set with
+    delta_k ≠ 0 in its order, two rows at a time; R_k = rows[slots[k]] is either Q_k over the
+    positions at[:] in order, read contiguously (a full row of the cache when the region is
+    every variable, else its copy over the region in the pool: ``_pool_rows``), or, with
+    ``gather``, a full row of the cache read at at[j] (the active set, where it is small and
+    no pool holds its rows). Each entry's sum is formed in the same order either way and
+    wherever the piece runs."""
     w = hi - lo
     acc = np.zeros(w)
+    idx = at[lo:hi]
     first = -1
     for k in range(slots.shape[0]):
         if delta[k] == 0.0:
@@ -175,26 +181,38 @@ def _add_rows(G, rows, slots, delta, reg, lo, hi):
         if first < 0:
             first = k
             continue
-        r0 = rows[slots[first]][lo:hi]
-        r1 = rows[slots[k]][lo:hi]
         d0 = delta[first]
         d1 = delta[k]
-        for j in range(w):
-            acc[j] += d0 * r0[j] + d1 * r1[j]
+        if gather:
+            r0 = rows[slots[first]]
+            r1 = rows[slots[k]]
+            for j in range(w):
+                t = idx[j]
+                acc[j] += d0 * r0[t] + d1 * r1[t]
+        else:
+            r0 = rows[slots[first]][lo:hi]
+            r1 = rows[slots[k]][lo:hi]
+            for j in range(w):
+                acc[j] += d0 * r0[j] + d1 * r1[j]
         first = -1
     if first >= 0:
-        r0 = rows[slots[first]][lo:hi]
         d0 = delta[first]
-        for j in range(w):
-            acc[j] += d0 * r0[j]
+        if gather:
+            r0 = rows[slots[first]]
+            for j in range(w):
+                acc[j] += d0 * r0[idx[j]]
+        else:
+            r0 = rows[slots[first]][lo:hi]
+            for j in range(w):
+                acc[j] += d0 * r0[j]
     for j in range(w):
-        G[reg[lo + j]] += acc[j]
+        G[idx[j]] += acc[j]
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _add_rows_parallel(G, rows, slots, delta, reg, m):
+def _add_rows_parallel(G, rows, slots, delta, at, m, gather):
     for c in prange((m + PIECE - 1) // PIECE):
-        _add_rows(G, rows, slots, delta, reg, c * PIECE, min(m, (c + 1) * PIECE))
+        _add_rows(G, rows, slots, delta, at, c * PIECE, min(m, (c + 1) * PIECE), gather)
 
 
 @njit(cache=True, nogil=True)
@@ -254,6 +272,19 @@ def _pool_rows(ids, slots, count, buf, rows, reg, m, pool_of, var_of, used, cloc
             _copy_rows_parallel(buf, rows, src, dst, n_copy, reg, m)
         else:
             _copy_rows(buf, rows, src, dst, n_copy, reg, 0, m)
+
+
+@njit(cache=True, nogil=True)
+def _cache_reaches(ids, count, free_only, alpha, ub, slot_of, state, limit):
+    """Whether fetching the rows of ids[:count] (of those free, 0 < α < u, with ``free_only``:
+    what ``_unshrink`` fetches) would grow the cache (``_slot_for``: state[1] slots filled,
+    from 0 up) beyond ``limit`` slots."""
+    missing = 0
+    for r in range(count):
+        t = ids[r]
+        if slot_of[t] < 0 and (not free_only or 0.0 < alpha[t] < ub[t]):
+            missing += 1
+    return state[1] + missing > limit
 
 
 @njit(cache=True, nogil=True)
@@ -459,11 +490,12 @@ def _unshrink(act, m, n, G, G_bar, p, alpha, ub, X, sq, y, code, gamma, coef0, d
 
 @njit(cache=True, nogil=True)
 def block_smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scale, shift, tol,
-              max_iter, buf, stop, threads, pieces, size, pool):
+              max_iter, buf, stop, threads, pieces, size, pool_rows):
     """Solve the QP in place on ``alpha`` (feasible) by working sets of ``size`` variables
     (even; ``buf`` holds at least 2·``size`` rows); X is Xᵀ (``pieces``: dense features laid
-    out for rows in pieces); ``pool``: a flat array of buf's dtype for the moved rows over the
-    update's region (step 5; empty: every update over the cache's full rows). Arguments and
+    out for rows in pieces); ``pool_rows``: how many of buf's last rows may hold the pool of
+    moved rows over the update's region while the cache does not need them (step 5; 0: every
+    update over the cache's full rows). Arguments and
     result as ``_smo.smo``'s: (G, n_iter, violation, n_kernel_rows, interrupted); G is the
     full gradient unless interrupted."""
     n = y.shape[0]
@@ -495,6 +527,8 @@ def block_smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scal
     # over it
     reg = np.arange(n)
     m_reg = n
+    pool_start = buf.shape[0] - pool_rows          # (the cache fills its slots from 0 up)
+    pool = buf[pool_start:].reshape(-1)
     pool_of = np.empty(n, dtype=np.int64)
     var_of = np.empty(0, dtype=np.int64)
     used = np.empty(0, dtype=np.int64)
@@ -518,6 +552,9 @@ def block_smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scal
             break
         if done or (not unshrink and violation <= 10.0 * tol):
             unshrink = unshrink or not done
+            if pool_start < buf.shape[0] and _cache_reaches(act, m_act, True, alpha, ub,
+                                                            slot_of, state, pool_start):
+                pool_start = buf.shape[0]       # the pool's rows given back to the cache
             m_act = _unshrink(act, m_act, n, G, G_bar, p, alpha, ub, X, sq, y, code, gamma,
                               coef0, degree, scale, shift, buf, slot_of, row_of, last_used,
                               state, stop, active, threads)
@@ -530,7 +567,8 @@ def block_smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scal
             if done:
                 continue
         m_act = _shrink(act, m_act, y, G, alpha, ub, up, -low, active)
-        if 0 < m_act < REGION_REL * m_reg and pool.shape[0] // m_act >= POOL_MIN_ROWS * q:
+        if (pool_start < buf.shape[0] and 0 < m_act < REGION_REL * m_reg
+                and pool.shape[0] // m_act >= POOL_MIN_ROWS * q):
             # a new region, the active set; the pool carved into rows of its length
             m_reg = m_act
             reg[:m_reg] = act[:m_reg]
@@ -585,6 +623,12 @@ def block_smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scal
                 moved[n_moved] = ws[k]
                 moved_at[n_moved] = k
                 n_moved += 1
+        if pool_start < buf.shape[0] and _cache_reaches(moved, n_moved, False, alpha, ub,
+                                                        slot_of, state, pool_start):
+            pool_start = buf.shape[0]           # the pool's rows given back to the cache;
+            m_reg = n                           # this update and the next over full rows
+            reg[:] = np.arange(n)
+            rows = buf
         fetched = _get_rows(moved[:n_moved], moved_slots, X, sq, y, code, gamma, coef0,
                             degree, scale, shift, buf, slot_of, row_of, last_used, state, stop)
         for k in range(n_moved):
@@ -603,12 +647,18 @@ def block_smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scal
                        used, clock, threads)
             for k in range(n_moved):
                 slots[moved_at[k]] = moved_slots[k]
+        # over the region; or, with no pool for a small active set, through its index
+        gather = m_reg == n and m_act < REGION_REL * n
+        at, m_at = (act, m_act) if gather else (reg, m_reg)
         if threads > 1:
-            _add_rows_parallel(G, rows, slots[:m], delta, reg, m_reg)
+            _add_rows_parallel(G, rows, slots[:m], delta, at, m_at, gather)
         else:
-            _add_rows(G, rows, slots[:m], delta, reg, 0, m_reg)
+            _add_rows(G, rows, slots[:m], delta, at, 0, m_at, gather)
         if steps == 0:          # no pair of the working set improves: the SMO's j = −1
             if m_act < n:
+                if pool_start < buf.shape[0] and _cache_reaches(act, m_act, True, alpha, ub,
+                                                                slot_of, state, pool_start):
+                    pool_start = buf.shape[0]
                 m_act = _unshrink(act, m_act, n, G, G_bar, p, alpha, ub, X, sq, y, code,
                                   gamma, coef0, degree, scale, shift, buf, slot_of, row_of,
                                   last_used, state, stop, active, threads)

@@ -417,16 +417,17 @@ SHRINK_EVERY = 100
 BLOCK_SIZE = 512
 
 
-#: The share of a block solve's cache rows that becomes its pool of the moved rows over the
-#: gradient update's region (``_block.block_smo``; ``docs/decisions.md``, "block_smo's region").
+#: The share of a block solve's cache rows that may hold its pool of the moved rows over the
+#: gradient update's region while the cache has not grown into them (``_block.block_smo``;
+#: ``docs/decisions.md``, "block_smo's region").
 POOL_SHARE = 0.125
 
 
-def block_buffers(buf):
-    """The row cache and the pool (one flat array, the last ``POOL_SHARE`` of the cache's rows,
-    never fewer than 2·BLOCK_SIZE rows left to the cache) of a block solve, from its cache."""
-    keep = max(min(buf.shape[0], 2 * BLOCK_SIZE), buf.shape[0] - int(POOL_SHARE * buf.shape[0]))
-    return buf[:keep], buf[keep:].reshape(-1)
+def pool_rows(cache_rows: int) -> int:
+    """How many of a block solve's ``cache_rows`` rows may hold its pool (``POOL_SHARE``, 0
+    where fewer than 2·BLOCK_SIZE rows would be left before them)."""
+    rows = int(POOL_SHARE * cache_rows)
+    return rows if cache_rows - rows >= 2 * BLOCK_SIZE else 0
 
 
 def uses_blocks(n: int, cache_rows: int, pieces: int) -> bool:
@@ -475,10 +476,9 @@ def _run(args, max_iter: int, buf, flag, n: int, d_eff: float, stall: bool = Fal
     solve that has stalled (``STALL_SLICES``). ``pieces``: ``_smo.smo``'s. The handed-off
     solves run on this thread's ``solve_threads``; those in slices (small) on one."""
     if uses_blocks(n, buf.shape[0], pieces):
-        cache, pool = block_buffers(buf)
-        return call_interruptibly(_solve_and_offset, block_smo, *args, max_iter, cache,
-                                  flag.array, solve_threads(), pieces, BLOCK_SIZE, pool,
-                                  flag=flag) + (False,)
+        return call_interruptibly(_solve_and_offset, block_smo, *args, max_iter, buf,
+                                  flag.array, solve_threads(), pieces, BLOCK_SIZE,
+                                  pool_rows(buf.shape[0]), flag=flag) + (False,)
     if n > SMALL_ROWS or float(n) * n * max(d_eff, 1.0) > SMALL_WORK:
         return call_interruptibly(_solve_and_offset, smo, *args, max_iter, buf, flag.array,
                                   solve_threads() if large(n) else 1, pieces, SHRINK_EVERY,
