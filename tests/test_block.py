@@ -148,7 +148,7 @@ def test_a_block_solve_gives_the_same_bits_on_one_and_two_threads(blocks, monkey
     working set's order, and the rows' pieces (dense features: one BLAS product each) do not
     depend on where they run, so α, b and G are the same bits on one thread and on two."""
     monkeypatch.setattr(qp, "BLOCK_SIZE", 32)
-    monkeypatch.setattr("svmbound.solvers._block.PIECE", 64)     # several pieces
+    monkeypatch.setattr("svmbound.solvers._update.PIECE", 64)     # several pieces
     X, y = _data(n=2 * ROW_CHUNK + 300, seed=5)                  # rows of three pieces
     sols = []
     for threads in (1, 2):
@@ -211,7 +211,7 @@ def _pooled_solve(loss, threads, cache_rows, pool_rows):
 @pytest.mark.parametrize("loss", ["l1", "l2"])
 def test_the_update_over_pooled_rows_gives_the_bits_of_the_cached_rows(loss, threads):
     """Once the active set has shrunk, the gradient update reads the moved rows over its region
-    from the pool (``_block._pool_rows``) in the cache's last rows. With a cache that keeps
+    from the pool (``_update._pool_rows``) in the cache's last rows. With a cache that keeps
     every row before them: no pool (every update over the cache's full rows), a pool of 22 rows'
     memory (fewer than the rows it copies: slots taken again by the clock rule) and one of 900
     give the same α and G to the bit."""
