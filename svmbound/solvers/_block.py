@@ -35,10 +35,10 @@ stopping rule of ``_smo.smo``, by another path to the optimum — the decomposit
    a row's first use in a region (LIBSVM keeps its cached rows in the active set's order by
    swapping entries at each shrinking; a read through the active set's index took 3× as long).
    In pieces of ``_update.PIECE`` positions on ``threads`` threads, each entry summed in B's
-   order: the same bits on any number of threads, and with or without the pool where the cache keeps
-   its rows (a row computed again after its eviction may differ in its last bits: the BLAS
-   product of its batch, ``_rows.q_rows_pieces``). Ḡ += ±u_k Q_k for each α_k that reached or
-   left its bound u_k.
+   order: the same bits on any number of threads, and with or without the pool where the
+   cache keeps its rows (a row computed again after its eviction may differ in its last bits:
+   the BLAS product of its batch, ``_rows.q_rows_pieces``). Ḡ += ±u_k Q_k for each α_k that
+   reached or left its bound u_k.
 
 It stops when the maximal KKT violation over all n, max_{I_up} −y G − min_{I_low} −y G (the
 SMO's Gmax + Gmax2), falls below ``tol``. The SMO pays three passes over the active set for
@@ -498,10 +498,7 @@ def block_smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scal
         else:
             _add_rows(G, rows, slots[:m], delta, at, 0, m_at, gather)
         if steps == 0:          # no pair of the working set improves: the SMO's j = −1
-            if m_act < n:
-                if pool_start < buf.shape[0] and _cache_reaches(act, m_act, True, alpha, ub,
-                                                                slot_of, state, pool_start):
-                    pool_start = buf.shape[0]
+            if m_act < n:       # (the last fetch: the pool is not read after it)
                 m_act = _unshrink(act, m_act, n, G, G_bar, p, alpha, ub, X, sq, y, code,
                                   gamma, coef0, degree, scale, shift, buf, slot_of, row_of,
                                   last_used, state, stop, active, threads)
