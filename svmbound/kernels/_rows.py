@@ -34,7 +34,7 @@ from numba import njit, prange, types
 from numba.extending import overload
 
 from .._lapack import gemm_rows
-from .._vexp import exp_nonpositive
+from .._vexp import exp_nonpositive_for
 
 LINEAR, RBF, POLY, PRECOMPUTED = 0, 1, 2, 3
 
@@ -121,7 +121,7 @@ def kernel_row(X, sq, i, code, gamma, coef0, degree, out):
             if d2 < 0.0:
                 d2 = 0.0
             dots[j] = -gamma * d2
-        exp_nonpositive(dots)   # vectorised (svmbound._vexp)
+        exp_nonpositive_for(dots, out)      # vectorised, to the precision of out's type
         for j in range(n):
             out[j] = dots[j]
         out[i] = 1.0
@@ -196,7 +196,7 @@ def _finish_piece(acc, lo, i, sq, code, gamma, coef0, degree, y, yi, out):
             if d2 < 0.0:
                 d2 = 0.0
             acc[j] = -gamma * d2
-        exp_nonpositive(acc)
+        exp_nonpositive_for(acc, out)       # to float32's precision for float32 rows
         if lo <= i < lo + w:
             acc[i - lo] = 1.0
     elif code == POLY:
