@@ -108,8 +108,12 @@ def exp_nonpositive_float32(x):
 
 def exp_nonpositive_for(x, out):
     """x ← exp(x) in place to the precision of ``out``'s type, where x's values go next:
-    :func:`exp_nonpositive_float32` for float32, else :func:`exp_nonpositive` (numba only)."""
-    raise NotImplementedError("numba only")
+    :func:`exp_nonpositive_float32` for float32, else :func:`exp_nonpositive` (the choice
+    made at compile time in numba code)."""
+    if np.asarray(out).dtype == np.float32:
+        exp_nonpositive_float32(x)
+    else:
+        exp_nonpositive(x)
 
 
 @overload(exp_nonpositive_for, jit_options={"cache": True, "nogil": True})
