@@ -361,6 +361,52 @@ def test_lbfgsb_stop_rule_ends_at_the_lowest_value_so_far():
                  options={"stop": stop})
 
 
+def test_lbfgsb_from_a_known_start_takes_the_same_steps_with_one_evaluation_fewer():
+    """``start=(f(x0), ∇f(x0))`` (an evaluation made elsewhere): x0 is not evaluated, the path's
+    first entry holds the given values, and the search takes the same steps as when it
+    evaluates x0 itself; a gradient of the wrong size, or the option with another method, is
+    refused by name."""
+    fun, grad, _ = _quadratic()
+    calls = []
+    counted = lambda x: (calls.append(x.copy()), fun(x))[1]     # noqa: E731
+    x0 = np.zeros(3)
+    full = minimize_lbfgsb(fun, grad, x0, -10.0, 10.0, max_iter=500)
+    known = minimize_lbfgsb(counted, grad, x0, -10.0, 10.0, max_iter=500,
+                            start=(fun(x0), grad(x0)))
+    assert known.nfev == full.nfev - 1 == len(calls)
+    assert not any(np.array_equal(c, x0) for c in calls)
+    assert [e["value"] for e in known.path] == [e["value"] for e in full.path]
+    np.testing.assert_array_equal(known.x, full.x)
+    assert known.path[0]["accepted"] and known.path[0]["grad"] == grad(x0).tolist()
+    assert known.path[0]["known"] and not any("known" in e for e in full.path)
+    with pytest.raises(ValueError, match="start gives 2 gradient values for a point with 3"):
+        minimize_lbfgsb(fun, grad, x0, -10.0, 10.0, start=(fun(x0), np.zeros(2)))
+    with pytest.raises(ValueError, match="'start' is for method 'lbfgsb' only"):
+        minimize(fun, x0, (-10.0, 10.0), jac=grad, method="bfgs",
+                 options={"start": (fun(x0), grad(x0))})
+
+
+def test_the_span_bounds_per_feature_gradient_is_the_ard_kernels_gradient_there():
+    """``SpanBound.per_feature_grad``: an isotropic evaluation also gives Σ_ij W_ij ∂K̃_ij/∂ln
+    σ_k² for every feature — the span bound's gradient with the ARD kernel at equal widths
+    (where it is the same kernel): equal to that criterion's own gradient (the same solve to
+    the solver's tolerance), and summing to the isotropic ∂/∂ln σ²."""
+    X, y = make_classification(120, 5, n_informative=3, n_redundant=0, random_state=4)
+    X = StandardScaler().fit_transform(X)
+    y = np.where(y == 1, 1.0, -1.0)
+    theta = np.array([1.3, 0.7])
+    iso = SpanBound(Problem(X, y), RBFKernel(), tol=1e-10)
+    iso.per_feature_grad = True
+    ev = iso.evaluate(theta)
+    per = np.array(ev.info["per_feature_grad"])
+    ard = SpanBound(Problem(X, y), ARDRBFKernel(np.ones(5)), tol=1e-10)
+    ev_ard = ard.evaluate(np.r_[theta[0], np.full(5, theta[1])])
+    assert "per_feature_grad" not in ev_ard.info            # (the ARD kernel: not asked)
+    np.testing.assert_allclose(ev_ard.value, ev.value, rtol=1e-9)
+    np.testing.assert_allclose(ev_ard.grad, np.r_[ev.grad[0], per], rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(per.sum(), ev.grad[1], rtol=1e-9)
+
+
 def test_lbfgsb_runs_fun_with_the_callers_blas_threads_and_limits_nothing_at_one(monkeypatch):
     """L-BFGS-B's own algebra runs on one BLAS thread, ``fun`` and ``grad`` on the caller's
     setting; when BLAS already runs on one thread (inside every fit) no limit is set at all."""

@@ -253,6 +253,21 @@ def test_resume_after_an_interruption_in_the_per_feature_search(tmp_path, monkey
                                rtol=1e-9, atol=1e-9)
 
 
+def test_the_per_feature_search_starts_from_the_span_searchs_own_evaluation(few_relevant):
+    """On every search row the per-feature search starts at the span search's minimum, whose
+    evaluation gave the gradient over every width there (``SpanBound.per_feature_grad``): the
+    start is not evaluated again — its path's first entry is that minimum's value, and every
+    evaluation it counts is at another point."""
+    _, _, _, _, ard, _ = few_relevant
+    span, per = ard.search_.stages["span"], ard.search_.stages["per-feature span"]
+    assert per.path[0]["value"] == span.fun
+    np.testing.assert_array_equal(per.path[0]["x"][:2], span.x)
+    assert per.nfev == len(per.path) - 1 >= 2 and per.path[0]["known"]
+    assert len(ard.search_.path) == ard.search_.nfev      # each evaluation listed once
+    assert per.path[0]["grad"][0] == pytest.approx(span.jac[0], rel=1e-12)
+    assert sum(per.path[0]["grad"][1:]) == pytest.approx(span.jac[1], rel=1e-9)
+
+
 def test_a_small_fall_of_the_bound_is_not_validated(few_relevant):
     """The per-feature minimum becomes a candidate only when the span bound fell by
     ``ard_min_gain`` in its search: the few-relevant case fell by more; with a gain no search

@@ -53,6 +53,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
+from ..kernels import ARDRBFKernel, RBFKernel
 from ..kernels.derivatives import derivative_contraction
 from .base import Criterion
 from .radius_margin import RadiusMarginL2
@@ -165,6 +166,11 @@ class SpanBound(_L2SVEstimate):
 
     name = "span"
     differentiable = True
+    #: with the isotropic RBF kernel, a gradient evaluation also gives the gradient over one
+    #: width per feature at the same point, ``info["per_feature_grad"]`` (Σ_ij W_ij ∂K̃_ij/∂ln
+    #: σ_k², the ARD kernel there being this one): the per-feature search's start on the same
+    #: rows (``strategy.tune``) is this search's minimum, whose evaluation it reuses
+    per_feature_grad = False
     formula = ("sum_p Psi(alpha_p S~_p^2 - 1) over all l points (a smoothed LOO error count), "
                "Psi(x) = 1/(1+exp(-A x + B)), S~_p^2 = 1/((M~ + D)^-1)_pp - D_pp, "
                "M~ = [[K~_SV, 1], [1', 0]], D = diag(eta/alpha), K~ = K + I/C; A=5, B=0, eta=0.1")
@@ -235,6 +241,9 @@ class SpanBound(_L2SVEstimate):
             grad[1:] = kernel.contract_matrix(Xsv, W)
         else:
             grad[1:] = derivative_contraction(kernel, Xsv, W)
+        if self.per_feature_grad and type(kernel) is RBFKernel:
+            ard = ARDRBFKernel(np.full(Xsv.shape[1], kernel.sigma2))
+            info["per_feature_grad"] = ard.contract_matrix(Xsv, W).tolist()
         return value, grad, info
 
 

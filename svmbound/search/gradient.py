@@ -131,7 +131,8 @@ def minimize_lbfgsb(fun: Callable[[np.ndarray], float],
                     maxcor: int = 10, record_path: bool = True,
                     single_thread_blas: bool = True,
                     callback: Callable[[np.ndarray, float], None] | None = None,
-                    stop: Callable[[list], bool] | None = None) -> SearchResult:
+                    stop: Callable[[list], bool] | None = None,
+                    start: tuple | None = None) -> SearchResult:
     """Minimise ``fun`` over the box [lower, upper] with SciPy's L-BFGS-B.
 
     Parameters
@@ -167,6 +168,10 @@ def minimize_lbfgsb(fun: Callable[[np.ndarray], float],
         start's first): True ends the search there, at the evaluated point of the lowest value
         (an iterate or a line-search trial, each with its gradient), with ``status`` 3
         (:data:`STOPPED`) and ``success`` True.
+    start : (float, array_like), optional
+        f(x0) and ∇f(x0) when an evaluation made elsewhere gives them: x0 is then not
+        evaluated (not counted in ``nfev``); the path's first entry holds them, marked
+        ``"known": True``.
 
     Returns
     -------
@@ -193,7 +198,18 @@ def minimize_lbfgsb(fun: Callable[[np.ndarray], float],
             best["min"] = (len(rec.path) - 1, z.copy(), f, g)
         return f, g
 
-    f0, g0 = fg(x)
+    if start is None:
+        f0, g0 = fg(x)
+    else:       # an evaluation made elsewhere at x0: the path's first entry, not counted
+        f0, g0 = float(start[0]), np.array(start[1], dtype=np.float64).reshape(-1)
+        if g0.shape != x.shape:
+            raise ValueError(f"start gives {g0.size} gradient values for a point with "
+                             f"{x.size} coordinates")
+        rec.path.append({"x": x.tolist() if record_path else None, "value": f0,
+                         "grad": g0.tolist() if record_path else None, "time_s": 0.0,
+                         "accepted": True, "known": True})
+        rec.xs.append(x.copy())
+        best["min"] = (0, x.copy(), f0, g0)
     if not np.isfinite(f0):
         raise ValueError(f"fun(x0) is not finite ({f0!r}) at x0 = {x.tolist()}")
     if not np.all(np.isfinite(g0)):

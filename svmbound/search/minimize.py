@@ -13,7 +13,8 @@ a budget of evaluations of f (bfgs, lbfgsb; None: none); ``backtrack`` ('halve' 
 'quadratic') and ``max_step`` (bfgs); ``f0`` — f(x0) when the caller knows it (lbfgsb and
 projected-gradient evaluate f(x0) for the relative gtol otherwise; gtol 0 needs none);
 ``stop`` — lbfgsb only: ``stop(values) -> bool`` after each evaluation ends the search at its
-lowest value (:func:`.gradient.minimize_lbfgsb`).
+lowest value (:func:`.gradient.minimize_lbfgsb`); ``start`` — lbfgsb only: (f(x0), ∇f(x0)) from
+an evaluation made elsewhere, x0 then not evaluated.
 
 The searches without gradients take the same call:
 
@@ -41,7 +42,7 @@ __all__ = ["minimize", "GRADIENT_METHODS", "METHODS"]
 GRADIENT_METHODS = ("bfgs", "lbfgsb", "projected-gradient")
 METHODS = GRADIENT_METHODS + ("grid", "annealing")
 _DEFAULTS = {"gtol": 1e-4, "max_iter": 100, "max_fev": None, "backtrack": "halve",
-             "max_step": 2.0, "f0": None, "stop": None}
+             "max_step": 2.0, "f0": None, "stop": None, "start": None}
 _OPTIONS = {"grid": {"axes": None},
             "annealing": {"space": None, "max_epochs": 200, "random_state": None}}
 
@@ -68,8 +69,9 @@ def minimize(fun, x0, bounds, *, jac=None, method: str = "bfgs", options: dict |
         raise ValueError(f"method {method!r} needs the gradient jac")
     lower, upper = bounds
     max_iter = int(opts["max_iter"])
-    if opts["stop"] is not None and method != "lbfgsb":
-        raise ValueError(f"option 'stop' is for method 'lbfgsb' only, not {method!r}")
+    for name in ("stop", "start"):
+        if opts[name] is not None and method != "lbfgsb":
+            raise ValueError(f"option {name!r} is for method 'lbfgsb' only, not {method!r}")
     if method == "bfgs":
         return minimize_projected_bfgs(fun, jac, x0, lower, upper, max_iter=max_iter,
                                        gtol_rel=opts["gtol"], max_fev=opts["max_fev"],
@@ -77,10 +79,12 @@ def minimize(fun, x0, bounds, *, jac=None, method: str = "bfgs", options: dict |
                                        callback=callback)
     # the relative gtol made absolute (the search evaluates the start again; a criterion
     # answers it from this evaluation), from ``f0`` = f(x0) when the caller knows it
-    f0 = opts["f0"] if opts["f0"] is not None or opts["gtol"] == 0 else fun(x0)
+    f0 = (opts["start"][0] if opts["start"] is not None else opts["f0"]
+          if opts["f0"] is not None or opts["gtol"] == 0 else fun(x0))
     gtol_abs = opts["gtol"] * max(abs(f0 or 0.0), np.finfo(float).tiny)
     if method == "lbfgsb":
         return minimize_lbfgsb(fun, jac, x0, lower, upper, max_iter=max_iter, gtol=gtol_abs,
-                               max_fun=opts["max_fev"], callback=callback, stop=opts["stop"])
+                               max_fun=opts["max_fev"], callback=callback, stop=opts["stop"],
+                               start=opts["start"])
     return minimize_projected_gradient(fun, jac, x0, lower, upper, max_iter=max_iter,
                                        gtol=gtol_abs, callback=callback)

@@ -105,17 +105,35 @@ def tune_auto(problem, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
         solve_once_at([bounds[name] for name in names], x0)
 
     def search(name, kern=kernel, start=x0, box=(lower, upper), how=method, fev=None,
-               tag=None, f0=None, rows=None, stop=None):
+               tag=None, f0=None, rows=None, stop=None, known=None):
         crit = (bounds.pop(name) if kern is kernel and rows is None and name in bounds
                 else bound(name, kern, rows))
         if wrap is not None:
             crit = wrap(crit, tag or name)
-        res = minimize(crit.fun, start, box, jac=crit.grad, method=how,
-                       options={"gtol": gtol, "max_iter": max_iter, "f0": f0, "stop": stop,
-                                "max_fev": _budget(max_fev, name) if fev is None else fev,
-                                "backtrack": config.stage_backtrack,
-                                "max_step": config.stage_max_step}, callback=callback)
+        opts = {"gtol": gtol, "max_iter": max_iter, "f0": f0, "stop": stop,
+                "max_fev": _budget(max_fev, name) if fev is None else fev,
+                "backtrack": config.stage_backtrack, "max_step": config.stage_max_step}
+        if known is not None:                   # (f, ∇f) at the start: not evaluated again
+            opts["start"] = known
+        seen = {}       # the evaluations that gave a gradient over one width per feature
+
+        def fun(theta):
+            value = crit.fun(theta)
+            ev = crit.last
+            if ev is not None and ev.grad is not None and "per_feature_grad" in ev.info:
+                seen[ev.theta.tobytes()] = ev
+            return value
+
+        res = minimize(fun, start, box, jac=crit.grad, method=how, options=opts,
+                       callback=callback)
         res.criterion = crit.name
+        ev = seen.get(np.asarray(res.x, dtype=np.float64).tobytes())
+        if ev is not None:
+            # the per-feature search's start (``_per_feature_search``), carried by the result
+            # to wherever that search runs (a process of its own on dask's workers); an
+            # attribute, not one of the result's keys
+            object.__setattr__(res, "per_feature_start",
+                               (ev.value, np.r_[ev.grad[0], ev.info["per_feature_grad"]]))
         if notify is not None:
             notify(f"{tag or crit.name} search: {res.nfev} evaluations, minimum {res.fun:.6g} "
                    f"at theta = {np.round(res.x, 4).tolist()}")
@@ -138,6 +156,9 @@ def tune_auto(problem, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     reason = ard_reason(searched.X, kernel, loss, config)
     if reason is None and config.ard_bound not in names:
         reason = f"no isotropic {config.ard_bound} minimum to start from"
+    if (reason is None and ard_rows(searched.y, config, random_state) is None
+            and hasattr(bounds.get(config.ard_bound), "per_feature_grad")):
+        bounds[config.ard_bound].per_feature_grad = True    # its start, on the same rows
 
     def per_feature(res):        # step 4's search, from the isotropic minimum ``res``
         return _per_feature_search(search, res, searched.y, searched.X.shape[1], lower, upper,
@@ -208,9 +229,12 @@ def _per_feature_search(search, minimum, ys, d, lower, upper, config, random_sta
     # on at most ard_rows of the search rows; on all of them its start is the isotropic
     # minimum: the same kernel, the same bound value there
     rows = ard_rows(ys, config, random_state)
+    # on every row, the isotropic search's evaluation at its minimum gave the gradient over the
+    # d widths there too (``SpanBound.per_feature_grad``): the start is not evaluated again
+    known = getattr(minimum, "per_feature_start", None) if rows is None else None
     out = search(bound, ard_kernel, a0, (a_lo, a_hi), "lbfgsb", config.ard_max_fev,
                  f"{ARD_SOURCE} {bound}", rows=rows, f0=minimum.fun if rows is None else None,
-                 stop=ard_stop(config))
+                 stop=ard_stop(config), known=known)
     return out, ard_kernel, int(ys.size if rows is None else rows.size)
 
 
@@ -228,7 +252,8 @@ def _per_feature(out, reason, validation, stages, records, path, solutions, conf
     bound = config.ard_bound
     (tag, res, n, sol, _), ard_kernel, n_rows = out
     stages[tag] = res
-    path += [dict(e, stage=tag) for e in res.path]
+    # (a start known from the isotropic search is its evaluation, in the path already)
+    path += [dict(e, stage=tag) for e in res.path if not e.get("known")]
     if sol is not None:
         solutions[f"{tag} minimum"] = sol
     start_value = res.path[0]["value"]          # the bound at the start, on the same rows
