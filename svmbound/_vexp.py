@@ -61,6 +61,19 @@ def _times_2k(p, k, low):
     return 0.0 if low else p * _float64_of_bits((np.int64(k) + 1023) << 52)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _horner_from_7(p, r):
+    """exp(r)'s Taylor polynomial by Horner's rule from the coefficient of r⁷, p (the higher
+    terms folded into it): (…((p·r + 1/6!)·r + 1/5!)…)·r + 1."""
+    p = p * r + 1.0 / 720.0
+    p = p * r + 1.0 / 120.0
+    p = p * r + 1.0 / 24.0
+    p = p * r + 1.0 / 6.0
+    p = p * r + 0.5
+    p = p * r + 1.0
+    return p * r + 1.0
+
+
 @njit(cache=True, nogil=True, fastmath={"contract"})
 def exp_nonpositive(x):
     """x ← exp(x) in place, for a 1-D float64 array of values ≤ 0 (module docstring)."""
@@ -74,14 +87,7 @@ def exp_nonpositive(x):
         p = p * r + 1.0 / 362880.0
         p = p * r + 1.0 / 40320.0
         p = p * r + 1.0 / 5040.0
-        p = p * r + 1.0 / 720.0
-        p = p * r + 1.0 / 120.0
-        p = p * r + 1.0 / 24.0
-        p = p * r + 1.0 / 6.0
-        p = p * r + 0.5
-        p = p * r + 1.0
-        p = p * r + 1.0
-        x[j] = _times_2k(p, k, low)
+        x[j] = _times_2k(_horner_from_7(p, r), k, low)
 
 
 @njit(cache=True, nogil=True, fastmath={"contract"})
@@ -95,15 +101,7 @@ def exp_nonpositive_float32(x):
     n = x.shape[0]
     for j in range(n):
         low, k, r = _reduce(x[j])
-        p = 1.0 / 5040.0
-        p = p * r + 1.0 / 720.0
-        p = p * r + 1.0 / 120.0
-        p = p * r + 1.0 / 24.0
-        p = p * r + 1.0 / 6.0
-        p = p * r + 0.5
-        p = p * r + 1.0
-        p = p * r + 1.0
-        x[j] = _times_2k(p, k, low)
+        x[j] = _times_2k(_horner_from_7(1.0 / 5040.0, r), k, low)
 
 
 def exp_nonpositive_for(x, out):
