@@ -79,8 +79,12 @@ def minimize(fun, x0, bounds, *, jac=None, method: str = "bfgs", options: dict |
                                        callback=callback)
     # the relative gtol made absolute (the search evaluates the start again; a criterion
     # answers it from this evaluation), from ``f0`` = f(x0) when the caller knows it
-    f0 = (opts["start"][0] if opts["start"] is not None else opts["f0"]
-          if opts["f0"] is not None or opts["gtol"] == 0 else fun(x0))
+    if opts["start"] is not None:
+        f0 = opts["start"][0]
+    elif opts["f0"] is not None or opts["gtol"] == 0:
+        f0 = opts["f0"]
+    else:
+        f0 = fun(x0)
     gtol_abs = opts["gtol"] * max(abs(f0 or 0.0), np.finfo(float).tiny)
     if method == "lbfgsb":
         return minimize_lbfgsb(fun, jac, x0, lower, upper, max_iter=max_iter, gtol=gtol_abs,
