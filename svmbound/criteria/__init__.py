@@ -72,12 +72,18 @@ def _keyword_parameters(cls) -> frozenset:
     return frozenset(names)
 
 
+@functools.lru_cache(maxsize=None)
+def _own_parameters(cls) -> frozenset:
+    """The parameter names of ``cls.__init__`` itself (kept per class, as above)."""
+    return frozenset(inspect.signature(cls.__init__).parameters)
+
+
 def make_criterion(name: str, problem, kernel, *, loss: str | None = None, random_state=None,
                    **kw) -> Criterion:
     """Build a criterion by name. ``loss`` is passed on to criteria that take either loss
     (cv-error, loo-error) and ``random_state`` to those that make random choices."""
     cls = criterion_class(name, loss)
-    accepted = inspect.signature(cls.__init__).parameters
+    accepted = _own_parameters(cls)
     unknown = sorted(set(kw) - _keyword_parameters(cls))
     if unknown:
         raise ValueError(f"criterion {cls.name!r} takes no parameter {', '.join(map(repr, unknown))}; "

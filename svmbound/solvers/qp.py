@@ -8,6 +8,7 @@ Two public solvers live on top of this module:
 from __future__ import annotations
 
 import functools
+import math
 import mmap
 import os
 import threading
@@ -156,7 +157,7 @@ def lazy_empty(shape, dtype) -> np.ndarray:
     the host backs lazily that cost 3–8 s of system time in one large solve
     (``docs/decisions.md``, LAZY_MIN_BYTES). The mapping is freed with the array."""
     dtype = np.dtype(dtype)
-    count = int(np.prod(shape))
+    count = math.prod(shape)
     nbytes = count * dtype.itemsize
     flags = getattr(mmap, "MAP_PRIVATE", None)
     advice = getattr(mmap, "MADV_NOHUGEPAGE", None)
