@@ -416,3 +416,21 @@ def test_sparse_inner_products_by_blas_where_the_walk_would_read_as_much(monkeyp
     walked.clear()
     _sparse.dots(X[:3], Zarg)                  # dense copies larger than the 3 × 200 block
     assert walked
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_sq_norms_of_dense_rows_are_scikit_learns_row_norms_bit_for_bit(order, dtype):
+    """``sq_norms`` takes a dense array's ‖x_i‖² from einsum itself, without ``row_norms``'s
+    dispatch: the same bits as ``row_norms(X, squared=True)``, C- or F-ordered, and for CSR."""
+    from sklearn.utils.extmath import row_norms
+
+    from svmbound._sparse import sq_norms
+
+    X = np.asarray(np.random.default_rng(0).normal(size=(37, 11)) * 1e3, dtype=dtype,
+                   order=order)
+    got = sq_norms(X)
+    assert got.dtype == row_norms(X, squared=True).dtype
+    np.testing.assert_array_equal(got, row_norms(X, squared=True))
+    Xs = sp.csr_matrix(X)
+    np.testing.assert_array_equal(sq_norms(Xs), row_norms(Xs, squared=True))
