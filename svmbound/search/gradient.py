@@ -109,6 +109,20 @@ class _Recorder:
         self.xs.append(z.copy())
         return value
 
+    def known(self, z, value, grad):
+        """(f, ∇f) at z from an evaluation made elsewhere: the path's entry, accepted and marked
+        ``"known"``, not counted in ``nfev``/``njev``."""
+        g = np.array(grad, dtype=np.float64).reshape(-1)
+        if g.shape != (self.n,):
+            raise ValueError(f"start gives {g.size} gradient values for a point with {self.n} "
+                             f"coordinates")
+        value = float(value)
+        self.path.append({"x": z.tolist() if self.record_x else None, "value": value,
+                          "grad": g.tolist() if self.record_x else None, "time_s": 0.0,
+                          "accepted": True, "known": True})
+        self.xs.append(z.copy())
+        return value, g
+
     def eval_grad(self, z, accept: bool = True):
         g = np.array(self.grad(z.copy()), dtype=np.float64).reshape(-1)
         self.njev += 1
@@ -201,14 +215,7 @@ def minimize_lbfgsb(fun: Callable[[np.ndarray], float],
     if start is None:
         f0, g0 = fg(x)
     else:       # an evaluation made elsewhere at x0: the path's first entry, not counted
-        f0, g0 = float(start[0]), np.array(start[1], dtype=np.float64).reshape(-1)
-        if g0.shape != x.shape:
-            raise ValueError(f"start gives {g0.size} gradient values for a point with "
-                             f"{x.size} coordinates")
-        rec.path.append({"x": x.tolist() if record_path else None, "value": f0,
-                         "grad": g0.tolist() if record_path else None, "time_s": 0.0,
-                         "accepted": True, "known": True})
-        rec.xs.append(x.copy())
+        f0, g0 = rec.known(x, *start)
         best["min"] = (0, x.copy(), f0, g0)
     if not np.isfinite(f0):
         raise ValueError(f"fun(x0) is not finite ({f0!r}) at x0 = {x.tolist()}")
