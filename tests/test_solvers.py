@@ -814,33 +814,34 @@ def test_gram_rows_refuse_what_they_cannot_read():
                        check_input=False)
 
 
-def test_the_smo_cache_hit_records_a_use_as_the_slot_lookup_does():
+def test_the_smo_cache_hit_records_a_use_for_the_lru_order():
     """The SMO's loops ask ``_cached`` before ``_get_row`` (a call of ``_get_row`` costs more
-    than a pass over a small active set): on a cached row it must return that row's slot and
-    record the use exactly as ``_slot_for``'s hit does (the clock, the slot's last use: the LRU
-    order, hence which rows a small cache evicts), and on a row not cached return −1 and
-    record nothing."""
+    than a pass over a small active set): on a cached row it returns that row's slot and records
+    the use (the clock, the slot's last use), so that a full cache then evicts the row used
+    least recently; on a row not cached it returns −1 and records nothing."""
     from svmbound.kernels._rows import RBF
-    from svmbound.solvers._smo import _cached, _get_row, _slot_for, setup
+    from svmbound.solvers._smo import _cached, _get_row, setup
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(12, 3))
     sq = np.einsum("ij,ij->i", X, X)
     y = np.where(rng.random(12) > 0.5, 1.0, -1.0)
-    buf = np.empty((5, 12))
+    buf = np.empty((3, 12))                 # three rows: full after three fetches
     slot_of, row_of, last_used, state, _ = setup(X, sq, 12, RBF, 0.5, 0.0, 1, 1.0, 0.1, buf,
                                                  1, 0)
-    for i in (3, 7, 1):
-        _get_row(i, X, sq, y, RBF, 0.5, 0.0, 1, 1.0, 0.1, buf, slot_of, row_of, last_used,
-                 state)
-    a = [v.copy() for v in (slot_of, row_of, last_used, state)]
-    for i in (7, 3, 7):
-        s = _cached(i, slot_of, last_used, state)
-        s_ref, hit = _slot_for(i, buf, *a)
-        assert hit and s == s_ref == slot_of[i]
-        for mine, ref in zip((slot_of, row_of, last_used, state), a):
-            np.testing.assert_array_equal(mine, ref)
+
+    def fetch(i):
+        return _get_row(i, X, sq, y, RBF, 0.5, 0.0, 1, 1.0, 0.1, buf, slot_of, row_of,
+                        last_used, state)
+
+    for i in (3, 7, 1):                     # clock 1, 2, 3; row 3 the least recently used
+        fetch(i)
+    s = _cached(3, slot_of, last_used, state)
+    assert s == slot_of[3] >= 0 and state[0] == 4 and last_used[s] == 4
     before = [v.copy() for v in (slot_of, last_used, state)]
     assert _cached(5, slot_of, last_used, state) == -1
     for mine, ref in zip((slot_of, last_used, state), before):
         np.testing.assert_array_equal(mine, ref)
+    fetch(5)                                # a miss: evicts row 7, now the least recently used
+    assert slot_of[7] == -1 and slot_of[3] >= 0 and slot_of[1] >= 0 and slot_of[5] >= 0
+    assert state[2] == 4                    # four rows computed

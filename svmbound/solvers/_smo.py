@@ -53,16 +53,34 @@ TAU = 1e-12
 
 
 @njit(cache=True, nogil=True)
+def _cached(i, slot_of, last_used, state):
+    """The slot of row i of Q when the LRU cache holds it (its use recorded, as
+    ``_slot_for``'s hit, which is this), else −1 (nothing recorded: ``_get_row`` then takes
+    the row).
+    The SMO's loops ask this first, ``Q_i = buf[s] if s >= 0 else _get_row(...)``, written out
+    at each of them: a call of ``_get_row`` cost ~170 ns even when the row was cached (it
+    passes a dozen arrays, each reference-counted), more than a whole pass over a 40-variable
+    active set, and so did a helper of its arguments inlined by numba; this call ~15 ns. The
+    passes of a pair step (``_select``, ``_first``/``_second`` and their ``_pass`` forms,
+    ``_update``) are inlined for the same reason (``inline="always"``): a 40-row solve 92 →
+    47 µs, the same bits."""
+    s = slot_of[i]
+    if s >= 0:
+        state[0] += 1
+        last_used[s] = state[0]
+    return s
+
+
+@njit(cache=True, nogil=True)
 def _slot_for(i, buf, slot_of, row_of, last_used, state):
     """(slot, cached) of row i in the LRU cache: its slot when cached, otherwise the next empty
     slot or the least recently used one (its row dropped), now row i's, to be filled by the
     caller (``_get_row``, ``_block._get_rows``). state = [clock, n_filled, misses, threads,
     pieces] (``smo``)."""
-    state[0] += 1
-    s = slot_of[i]
+    s = _cached(i, slot_of, last_used, state)
     if s >= 0:
-        last_used[s] = state[0]
         return s, True
+    state[0] += 1
     n_slots = buf.shape[0]
     if state[1] < n_slots:
         s = state[1]
@@ -80,24 +98,6 @@ def _slot_for(i, buf, slot_of, row_of, last_used, state):
     row_of[s] = i
     last_used[s] = state[0]
     return s, False
-
-
-@njit(cache=True, nogil=True)
-def _cached(i, slot_of, last_used, state):
-    """The slot of row i of Q when the LRU cache holds it (its use recorded, as
-    ``_slot_for`` records a hit), else −1 (nothing recorded: ``_get_row`` then takes the row).
-    The SMO's loops ask this first, ``Q_i = buf[s] if s >= 0 else _get_row(...)``, written out
-    at each of them: a call of ``_get_row`` cost ~170 ns even when the row was cached (it
-    passes a dozen arrays, each reference-counted), more than a whole pass over a 40-variable
-    active set, and so did a helper of its arguments inlined by numba; this call ~15 ns. The
-    passes of a pair step (``_select``, ``_first``/``_second`` and their ``_pass`` forms,
-    ``_update``) are inlined for the same reason (``inline="always"``): a 40-row solve 92 →
-    47 µs, the same bits."""
-    s = slot_of[i]
-    if s >= 0:
-        state[0] += 1
-        last_used[s] = state[0]
-    return s
 
 
 @njit(cache=True, nogil=True)
