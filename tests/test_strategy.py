@@ -184,6 +184,31 @@ def test_n_jobs_does_not_change_the_result():
     assert one.search_.candidates == two.search_.candidates
 
 
+@pytest.mark.parametrize("extra", [0, 1])
+def test_searches_on_few_rows_run_in_the_calling_thread(monkeypatch, extra):
+    """Up to ``serial_rows`` rows every bound evaluation runs in the thread that called fit,
+    whatever n_jobs (a second thread costs more than it saves there); one row more, the two
+    searches run on two worker threads (the candidates' validation then in the caller's)."""
+    import threading
+
+    from svmbound.criteria import base
+
+    seen, evaluate = set(), base.Criterion.evaluate
+
+    def spy(self, *args, **kwargs):
+        seen.add(threading.get_ident())
+        return evaluate(self, *args, **kwargs)
+
+    monkeypatch.setattr(base.Criterion, "evaluate", spy)
+    X, y = make_classification(n_samples=DEFAULT_CONFIG.serial_rows + extra, n_features=4,
+                               random_state=2)
+    BoundSVC(n_jobs=2).fit(X, y)
+    if extra == 0:
+        assert seen == {threading.get_ident()}
+    else:
+        assert len(seen - {threading.get_ident()}) == 2
+
+
 # -- model checks ----------------------------------------------------------------------------
 def test_model_problems_flags_each_degenerate_case():
     y = np.array([1.0] * 3 + [-1.0] * 7)

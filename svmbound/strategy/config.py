@@ -46,6 +46,9 @@ class StrategyConfig:
     cv_tol: float | None = 1e-2
     #: whether a search that ends first starts the CV of its own candidates at once
     overlap_cv: bool = True
+    #: searches on at most this many rows run with their CV in one thread whatever ``n_jobs``:
+    #: a second thread costs more than it saves there (``docs/decisions.md``)
+    serial_rows: int = 100
     #: on large data, validation rows per subsample row (outside the subsample)
     validation_factor: int = 4
     #: from this many rows the searches use a subsample (``rows.search_rows``), others validate

@@ -94,6 +94,8 @@ def tune_auto(problem, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     weights = problem.weights
     split, searched, validated, val_kw = _rows(problem, subsample, cache_size, random_state,
                                                n_folds, config, strata)
+    if searched.y.size <= config.serial_rows:
+        n_jobs = 1          # (the result does not depend on it)
 
     def bound(name, kern=kernel, rows=None):
         crit_loss = loss if loss in criterion_class(name).losses() else None
