@@ -189,10 +189,15 @@ def _finish_piece(acc, lo, i, sq, code, gamma, coef0, degree, y, yi, out):
     acc is overwritten): the kernel function (RBF: exp(−γ(‖x_i‖² + ‖x_j‖² − 2⟨x_i, x_j⟩)), 1 on
     the diagonal), then the labels and the scale."""
     w = acc.shape[0]
+    # slices, not out[lo + j]: an index that may be negative is wrapped around entry by
+    # entry, which kept these loops off the vector units (3.4x slower)
+    o = out[lo:lo + w]
+    yw = y[lo:lo + w]
     if code == RBF:
         sqi = sq[i]
+        sqw = sq[lo:lo + w]
         for j in range(w):
-            d2 = sqi + sq[lo + j] - 2.0 * acc[j]
+            d2 = sqi + sqw[j] - 2.0 * acc[j]
             if d2 < 0.0:
                 d2 = 0.0
             acc[j] = -gamma * d2
@@ -203,9 +208,9 @@ def _finish_piece(acc, lo, i, sq, code, gamma, coef0, degree, y, yi, out):
         for j in range(w):
             acc[j] = (gamma * acc[j] + coef0) ** degree
     for j in range(w):
-        out[lo + j] = acc[j]
+        o[j] = acc[j]
     for j in range(w):
-        out[lo + j] *= yi * y[lo + j]
+        o[j] *= yi * yw[j]
 
 
 @njit(cache=True, nogil=True, parallel=True)
