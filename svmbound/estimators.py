@@ -125,8 +125,9 @@ class BoundSVC(ClassifierMixin, BoundSVMBase):
         searches and its CV folds (None: 1, or the active ``joblib.parallel_config``; -1: all
         cores); a solve of ≥ 8,192 dense rows running alone (the final training of large data)
         computes its kernel rows and its passes on all of them. The result does not depend on it. Threads are capped at the CPUs this process
-        may use, and a multi-class problem whose pairs are too small for threads to pay
-        (``svmbound.multiclass.pair_threads``) runs on one. A backend of ``joblib.parallel_config``
+        may use; searches on at most 100 rows (``StrategyConfig.serial_rows``) and a multi-class
+        problem whose pairs are too small for threads to pay (``svmbound.multiclass.pair_threads``)
+        run on one. A backend of ``joblib.parallel_config``
         takes precedence over threads: with ``backend="dask"`` (``pip install
         "svmbound[dask]"``) the work runs on a dask.distributed cluster, with the same result;
         Ctrl-C then stops only the solves of this process.

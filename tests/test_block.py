@@ -311,7 +311,8 @@ def test_rows_fetched_together_are_the_cached_rows_one_by_one(zeros):
 @pytest.mark.parametrize("code, kernel", [(RBF, RBFKernel.from_gamma(0.3)),
                                           (LINEAR, LinearKernel())])
 @pytest.mark.parametrize("zeros", [0.7, 0.0])
-def test_the_working_sets_block_of_q(code, kernel, zeros):
+@pytest.mark.parametrize("m, keep", [(40, 12), (150, 70)])     # (the second: several tiles)
+def test_the_working_sets_block_of_q(code, kernel, zeros, m, keep):
     """``_new_entries``: the rows and columns of Q_BB of the variables new to the working set
     are s·y_a·y_b·K(x_a, x_b), with Q's diagonal on the diagonal — by sums skipping the zeros
     (features mostly zeros) or by one BLAS product (features filling more than
@@ -319,12 +320,13 @@ def test_the_working_sets_block_of_q(code, kernel, zeros):
     X, y = _data(n=300, d=7, zeros=zeros)
     Xt, sq = np.ascontiguousarray(X.T), np.einsum("ij,ij->i", X, X)
     rng = np.random.default_rng(3)
-    ws = rng.choice(300, 64, replace=False)
-    m, keep, scale = 40, 12, 2.0
+    q = m + 24
+    ws = rng.choice(300, q, replace=False)
+    scale = 2.0
     QD = 1.0 + rng.random(300)
-    XBt = np.full((7, 64), np.nan)
+    XBt = np.full((7, q), np.nan)
     XBt[:, :keep] = Xt[:, ws[:keep]]
-    QB = np.full((64, 64), np.nan)
+    QB = np.full((q, q), np.nan)
     QB[:keep, :keep] = 7.0
     _new_entries(Xt, sq, ws, m, keep, code, 0.3, 0.0, 3, scale, y, QD, XBt, QB)
     B = ws[:m]
@@ -334,3 +336,31 @@ def test_the_working_sets_block_of_q(code, kernel, zeros):
     np.testing.assert_allclose(QB[:keep, keep:m], ref[:keep, keep:], rtol=1e-12, atol=1e-13)
     assert (QB[:keep, :keep] == 7.0).all() and np.isnan(QB[m:]).all()
     np.testing.assert_array_equal(XBt[:, :m], Xt[:, B])
+
+
+def test_shrinking_keeps_each_kept_variables_score_with_it():
+    """``_shrink`` compacts the active set in order and carries score[k] (−y G of act[k]) with
+    each variable it keeps, so that the working set is chosen by the right scores without a
+    second pass over the active set."""
+    from svmbound.solvers._block import _shrink
+    from svmbound.solvers._smo import _be_shrunk, _scores
+
+    rng = np.random.default_rng(5)
+    n = 500
+    y = np.where(rng.random(n) < 0.4, 1.0, -1.0)
+    ub = np.full(n, 2.0)
+    alpha = np.where(rng.random(n) < 0.5, 0.0, np.where(rng.random(n) < 0.5, 2.0, 1.0))
+    G = rng.standard_normal(n) * 3.0
+    act = np.sort(rng.choice(n, 400, replace=False))
+    score = np.empty(n)
+    _scores(act, act.size, y, G, alpha, ub, score)
+    before = set(act.tolist())
+    gmax1, gmax2 = 0.5, 0.5                 # (thresholds that shrink some of them)
+    active = np.zeros(n, dtype=np.bool_)
+    active[act] = True
+    m = _shrink(act, act.size, y, G, alpha, ub, gmax1, gmax2, active, score)
+    shrunk = [t for t in before if _be_shrunk(t, y, G, alpha, ub, gmax1, gmax2)]
+    assert 0 < len(shrunk) < len(before) and m == len(before) - len(shrunk)
+    assert (np.diff(act[:m]) > 0).all() and set(act[m:act.size].tolist()) == set(shrunk)
+    np.testing.assert_array_equal(score[:m], -y[act[:m]] * G[act[:m]])
+    assert active[act[:m]].all() and not active[act[m:act.size]].any()

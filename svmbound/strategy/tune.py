@@ -54,8 +54,9 @@ def tune_auto(problem, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     ``config.stage_gtol``) and the budget ``max_fev`` of evaluations of each search (a number
     or a dict by criterion name; None: ``config.stage_max_fev``). ``config``: the strategy's
     settings (:class:`StrategyConfig`).
-    ``n_jobs``: joblib threads for the bound searches (run side by side) and the CV folds;
-    the result does not depend on it. ``wrap(criterion, tag)``, if given, wraps every criterion
+    ``n_jobs``: joblib threads for the bound searches (run side by side) and the CV folds
+    (one thread on at most ``config.serial_rows`` search rows); the result does not depend on
+    it. ``wrap(criterion, tag)``, if given, wraps every criterion
     built here (search log, progress: ``svmbound.search.log.RunControl.wrap``), with the
     criterion's name as its tag; ``sequential_searches`` runs the bound searches one after the
     other (a search log replays evaluations in the order they were made).
