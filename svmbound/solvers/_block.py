@@ -393,8 +393,7 @@ def block_smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scal
         if stop[0] != 0:
             interrupted = True
             break
-        up, low = _scores(act, m_act, y, G, alpha, ub, score)
-        fresh = True                # score[k] is −yG of act[k]
+        up, low = _scores(act, m_act, y, G, alpha, ub, score)     # score[k]: −yG of act[k]
         violation = up - low
         # optimal on the active set: check on every variable; LIBSVM's shrinking
         # (do_shrinking) once an outer step, every variable back once the violation is below
@@ -416,9 +415,11 @@ def block_smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scal
             m_reg = n
             reg[:] = act        # (0, …, n − 1 again)
             rows = buf
-            fresh = False
             if done:
                 continue
+            # every variable back, G reconstructed: their scores (the shrinking below keeps
+            # this step's thresholds up, low, as LIBSVM's)
+            _scores(act, m_act, y, G, alpha, ub, score)
         m_act = _shrink(act, m_act, y, G, alpha, ub, up, -low, active, score)
         if (pool_start < buf.shape[0] and 0 < m_act < REGION_REL * m_reg
                 and pool.shape[0] // m_act >= POOL_MIN_ROWS * q):
@@ -431,8 +432,6 @@ def block_smo(X, sq, y, p, ub, alpha, G, G_bar, code, gamma, coef0, degree, scal
             var_of = -np.ones(n_pool, dtype=np.int64)
             used = -np.ones(n_pool, dtype=np.int64)
             clock[1] = 0
-        if not fresh:           # every variable back, G reconstructed: scores of them all
-            _scores(act, m_act, y, G, alpha, ub, score)
         # the working set: the last half chosen that is still active, then the most violating
         # of the others
         keep = 0
