@@ -2,7 +2,8 @@
 rows are computed in pieces run it instead of the pair SMO. Its solution meets the KKT
 conditions recomputed from an independently built kernel matrix and has the SMO's objective to
 the tolerance; its bits do not depend on the threads; it honours the iteration cap and the stop
-flag. ``CHUNKED_ROWS_MIN`` is lowered so that small data take that path."""
+flag. ``CHUNKED_ROWS_MIN`` and ``BLOCK_MIN_ROWS`` are lowered so that small data take that
+path."""
 
 import numpy as np
 import pytest
@@ -28,6 +29,7 @@ def _data(n=900, d=6, seed=0, zeros=0.0):
 def blocks(monkeypatch):
     """Rows in pieces (hence the block solver) from 100 rows; counts the block solves."""
     monkeypatch.setattr(precomputed, "CHUNKED_ROWS_MIN", 100)
+    monkeypatch.setattr(qp, "BLOCK_MIN_ROWS", 100)
     calls = []
 
     def counted(*args):
@@ -364,3 +366,29 @@ def test_shrinking_keeps_each_kept_variables_score_with_it():
     assert (np.diff(act[:m]) > 0).all() and set(act[m:act.size].tolist()) == set(shrunk)
     np.testing.assert_array_equal(score[:m], -y[act[:m]] * G[act[:m]])
     assert active[act[:m]].all() and not active[act[m:act.size]].any()
+
+
+def test_blocks_from_block_min_rows_where_the_cache_holds_them(monkeypatch):
+    """From ``BLOCK_MIN_ROWS`` rows (below ``CHUNKED_ROWS_MIN``) a solve whose configured cache
+    holds 2·BLOCK_SIZE of its rows (or all n) runs by blocks, its dense rows laid out in pieces;
+    with a smaller cache it stays by pairs with BLAS rows, as below ``BLOCK_MIN_ROWS``."""
+    monkeypatch.setattr(qp, "BLOCK_MIN_ROWS", 300)
+    seen = []
+    real = qp._run
+
+    def spy(args, max_iter, buf, flag, n, d_eff, stall=False, pieces=0):
+        seen.append((qp.uses_blocks(n, buf.shape[0], pieces), pieces))
+        return real(args, max_iter, buf, flag, n, d_eff, stall, pieces)
+    monkeypatch.setattr(qp, "_run", spy)
+    X, y = _data(n=900)
+    for cache, by_blocks in ((200, True), (1, False)):     # 900 rows: 6.2 MB in float64
+        seen.clear()
+        sol = solve_svm_dual(X, y, RBFKernel(sigma2=2.0), 3.0, loss="l1", tol=1e-6,
+                             cache_size=cache)
+        assert seen == [(by_blocks, int(by_blocks))]
+        # (1 MB: float32 rows, whose gradient is not K's in float64 to 1e-12)
+        assert_kkt(sol, y, 3.0, "l1", 1e-6, K=RBFKernel(sigma2=2.0).block(X) if by_blocks
+                   else None)
+    seen.clear()
+    solve_svm_dual(X[:299], y[:299], RBFKernel(sigma2=2.0), 3.0, loss="l1", cache_size=200)
+    assert seen == [(False, 0)]

@@ -133,7 +133,7 @@ def kernel_row(X, sq, i, code, gamma, coef0, degree, out):
 #: Entries of one piece of a row computed in pieces, and the least n whose rows are (module
 #: docstring; the reasons for the numbers: ``docs/decisions.md``).
 ROW_CHUNK = 1024
-CHUNKED_ROWS_MIN = 4096
+CHUNKED_ROWS_MIN = 8192
 
 
 def rows_in_pieces(X, pieces):

@@ -96,11 +96,13 @@ GRAM_MIN_FEATURES = 100
 GRAM_CACHE_SHARE = 0.25
 
 
-def smo_rows_data(X, kernel: Kernel, cache_bytes: float = 0.0) -> SmoRowsData:
+def smo_rows_data(X, kernel: Kernel, cache_bytes: float = 0.0,
+                  pieces: bool = False) -> SmoRowsData:
     """X (dense, CSR or :class:`GramRows`) laid out for the numba SMO's kernel rows at
     ``kernel`` (module docstring); ``cache_bytes``: the solve's row cache, which bounds a dense
     Xᵀ of sparse X (``DENSE_SPARSE_CACHE_SHARE``) and the kernel matrix of dense X
-    (``GRAM_CACHE_SHARE``)."""
+    (``GRAM_CACHE_SHARE``); ``pieces``: the rows of dense X in pieces whatever n (the caller's
+    solver works by blocks, ``qp.blocks_fit``), not from K computed at once."""
     code = kernel.spec()[0]
     n = X.shape[0]
     if isinstance(X, GramRows):
@@ -119,15 +121,16 @@ def smo_rows_data(X, kernel: Kernel, cache_bytes: float = 0.0) -> SmoRowsData:
                 # rows in pieces from a dense Xᵀ of the columns used (not centred: as sparse)
                 return SmoRowsData(dense_transpose(X, cols), sq_norms(X), d_eff, 1, code)
         return SmoRowsData(numba_data(X), sq_norms(X), d_eff, 0, code)
-    K = gram_if_pays(X, kernel, cache_bytes)
+    K = None if pieces else gram_if_pays(X, kernel, cache_bytes)
     if K is not None:
         return SmoRowsData((K, np.arange(n)), np.zeros(n), 1.0, 0, PRECOMPUTED)
     X = np.ascontiguousarray(kernel.prepare(X))
     # rows in pieces (``_rows``, issue 32), the solver then taking Xᵀ: from CHUNKED_ROWS_MIN
-    # rows, on the solve's threads; at any n for data mostly zeros (one-hot features stored
-    # dense), whose pieces skip the zeros that a BLAS row multiplies (a9a: 14 of 123 columns)
+    # rows, on the solve's threads; for a solve by blocks (``pieces``: the block solver's
+    # layout); at any n for data mostly zeros (one-hot features stored dense), whose pieces
+    # skip the zeros that a BLAS row multiplies (a9a: 14 of 123 columns)
     mostly_zeros = 2 * np.count_nonzero(X) <= X.size
-    pieces = int(code != PRECOMPUTED and (n >= CHUNKED_ROWS_MIN or mostly_zeros))
+    pieces = int(code != PRECOMPUTED and (n >= CHUNKED_ROWS_MIN or mostly_zeros or pieces))
     if code == RBF and not mostly_zeros:
         # exp(−γ‖x − z‖²) is translation invariant: centring makes ‖x‖² + ‖z‖² − 2⟨x, z⟩
         # lose far fewer digits on data far from the origin. Not for data mostly zeros, as

@@ -131,6 +131,12 @@ def n_cache_rows(n: int, cache_mb: float, itemsize: int = 8) -> int:
     return int(min(n, max(2, rows)))
 
 
+def row_itemsize(n: int, cache_mb) -> int:
+    """The bytes of a cached kernel value: 8 when all n rows fit in ``cache_mb`` in float64, else
+    4 (:func:`cache_buffer`)."""
+    return 8 if n_cache_rows(n, cache_mb, 8) >= n else 4   # (validates cache_mb)
+
+
 def cache_buffer(n: int, cache_mb) -> np.ndarray:
     """The SMO's row cache: float64 rows when all n fit in ``cache_mb``, otherwise float32 rows
     (twice as many; LIBSVM always stores Q in float32); as many rows as fit in ``cache_mb`` ×
@@ -138,7 +144,7 @@ def cache_buffer(n: int, cache_mb) -> np.ndarray:
     so that the values a solve sees (and its result) do not depend on how many solves run at
     once: a smaller share only means rows evicted and recomputed. Memory is only touched as rows
     are filled, in base-size pages where the buffer is large (:func:`lazy_empty`)."""
-    itemsize = 8 if n_cache_rows(n, cache_mb, 8) >= n else 4   # (validates cache_mb)
+    itemsize = row_itemsize(n, cache_mb)
     rows = n_cache_rows(n, float(cache_megabytes(cache_mb)) * cache_share(), itemsize)
     return lazy_empty((rows, n), np.float64 if itemsize == 8 else np.float32)
 
@@ -410,12 +416,13 @@ def _solve_and_offset(solver, *args):
 #: LIBSVM's min(n, 1000)); the reason for the number: ``docs/decisions.md``.
 SHRINK_EVERY = 100
 
-#: A problem whose kernel rows are computed in pieces (``smo_rows_data``) of n ≥
-#: ``kernels._rows.CHUNKED_ROWS_MIN`` rows and whose cache holds 2·BLOCK_SIZE rows (or all n) is
-#: solved by working sets of BLOCK_SIZE variables (``_block.block_smo``) rather than pairs
-#: (``_smo.smo``), and its rows on the solve's threads (fewer rows, pieces of data mostly zeros:
-#: pairs, one thread); the reasons: ``docs/decisions.md``, "block_smo".
+#: A problem of n ≥ BLOCK_MIN_ROWS rows whose cache holds 2·BLOCK_SIZE rows (or all n), its
+#: rows then laid out in pieces (``smo_rows_data``), is solved by working sets of BLOCK_SIZE
+#: variables (``_block.block_smo``) rather than pairs (``_smo.smo``), its rows on the solve's
+#: threads; pairs compute theirs on one thread below ``kernels._rows.CHUNKED_ROWS_MIN`` rows.
+#: The reasons: ``docs/decisions.md``, "block_smo" and "BLOCK_MIN_ROWS".
 BLOCK_SIZE = 512
+BLOCK_MIN_ROWS = 4096
 
 
 #: The share of a block solve's cache rows that may hold its pool of the moved rows over the
@@ -434,13 +441,21 @@ def pool_rows(cache_rows: int) -> int:
 def uses_blocks(n: int, cache_rows: int, pieces: int) -> bool:
     """Whether a solve of n rows whose cache holds ``cache_rows`` rows and whose rows are
     computed in ``pieces`` runs ``_block.block_smo`` (above)."""
-    return bool(pieces) and large(n) and cache_rows >= min(n, 2 * BLOCK_SIZE)
+    return bool(pieces) and n >= BLOCK_MIN_ROWS and cache_rows >= min(n, 2 * BLOCK_SIZE)
+
+
+def blocks_fit(n: int, cache_mb) -> bool:
+    """Whether a solve of n ≥ BLOCK_MIN_ROWS rows may run by blocks: the configured cache (not
+    this thread's share, as :func:`cache_buffer`'s row type) holds 2·BLOCK_SIZE of its rows —
+    its rows are then laid out in pieces (``smo_rows_data``'s ``pieces``)."""
+    return (n >= BLOCK_MIN_ROWS
+            and n_cache_rows(n, cache_mb, row_itemsize(n, cache_mb)) >= min(n, 2 * BLOCK_SIZE))
 
 
 def large(n: int) -> bool:
-    """Whether a solve of n rows is large enough for its kernel rows to run on several threads
-    and by blocks (``CHUNKED_ROWS_MIN``): a parallel region per row of a few pieces cost more
-    than it gained."""
+    """Whether a pair solve of n rows is large enough for its kernel rows to run on several
+    threads (``CHUNKED_ROWS_MIN``): a parallel region per row of a few pieces cost more than it
+    gained (a solve by blocks runs its rows on the threads from ``BLOCK_MIN_ROWS``)."""
     return n >= precomputed.CHUNKED_ROWS_MIN
 
 
@@ -525,7 +540,8 @@ def run_smo(X, y, p, ub, a0, kernel: Kernel, *, scale=1.0, shift=0.0, tol=1e-3,
     X_kernel = X                     # what kernel.block expects (initial gradient)
     n_cache_rows(n, cache_mb)                   # (validates cache_mb)
     cache_bytes = float(cache_megabytes(cache_mb)) * 2**20
-    X, sq, d_eff, pieces, rows_code = smo_rows_data(X, kernel, cache_bytes)
+    X, sq, d_eff, pieces, rows_code = smo_rows_data(X, kernel, cache_bytes,
+                                                    pieces=blocks_fit(n, cache_mb))
     check_kernel_finite(sq, kernel, "the squared norm")
     if code != RBF:              # (an RBF kernel's diagonal is 1; its distances come from sq)
         check_kernel_finite(X_kernel.K[X_kernel.rows, X_kernel.rows]
