@@ -124,7 +124,8 @@ class BoundSVC(ClassifierMixin, BoundSVMBase):
     n_jobs : joblib workers (threads) for independent work of criterion='auto': its two bound
         searches and its CV folds (None: 1, or the active ``joblib.parallel_config``; -1: all
         cores); a solve of ≥ 4,096 dense rows running alone (the final training of large data; by
-        blocks, ``solvers.qp.BLOCK_MIN_ROWS``) computes its kernel rows and its passes on all of them. The result does not depend on it. Threads are capped at the CPUs this process
+        blocks, ``solvers.qp.BLOCK_MIN_ROWS``) computes its kernel rows and its passes on all of
+        them. The result does not depend on it. Threads are capped at the CPUs this process
         may use; searches on at most 100 rows (``StrategyConfig.serial_rows``) and a multi-class
         problem whose pairs are too small for threads to pay (``svmbound.multiclass.pair_threads``)
         run on one. A backend of ``joblib.parallel_config``

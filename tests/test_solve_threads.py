@@ -195,7 +195,7 @@ def test_a_small_solve_on_features_mostly_zeros_computes_its_rows_in_pieces(monk
     assert calls and all(c == (1, 1, qp.SHRINK_EVERY) for c in calls)   # pairs, one thread
     assert_kkt(sol, y, C, loss, tol, K=kernel.block(X))
 
-    def blas_rows(X, kernel, *_, **__):       # what such data had before: BLAS rows of centred X
+    def blas_rows(X, kernel, *_, **__):   # what such data had before: BLAS rows of centred X
         Xc = np.ascontiguousarray(X - X.mean(axis=0))
         return smo_rows_data(X, kernel)._replace(data=Xc, sq=np.einsum("ij,ij->i", Xc, Xc),
                                                  pieces=0)
