@@ -447,9 +447,10 @@ def uses_blocks(n: int, cache_rows: int, pieces: int) -> bool:
 def blocks_fit(n: int, cache_mb) -> bool:
     """Whether a solve of n ≥ BLOCK_MIN_ROWS rows may run by blocks: the configured cache (not
     this thread's share, as :func:`cache_buffer`'s row type) holds 2·BLOCK_SIZE of its rows —
-    its rows are then laid out in pieces (``smo_rows_data``'s ``pieces``)."""
-    return (n >= BLOCK_MIN_ROWS
-            and n_cache_rows(n, cache_mb, row_itemsize(n, cache_mb)) >= min(n, 2 * BLOCK_SIZE))
+    its rows are then laid out in pieces (``smo_rows_data``'s ``pieces``). ``uses_blocks``'s rule
+    on those rows; a smaller solve asks no cache size."""
+    return n >= BLOCK_MIN_ROWS and uses_blocks(
+        n, n_cache_rows(n, cache_mb, row_itemsize(n, cache_mb)), pieces=1)
 
 
 def large(n: int) -> bool:
