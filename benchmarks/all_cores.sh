@@ -8,7 +8,7 @@
 #
 # STAGES (default "one-svm one-svm-2 large-ijcnn1 large-a9a quick") picks and orders the stages;
 # "pairs" (not in the default) times one big SVM by blocks (the library as it is, solvers/_block.py)
-# against a copy that solves it by pairs (the SMO) on every core (about 3 minutes); "one-svm-dense"
+# against the pair SMO on every core, and a 5,000-row one (about 2 minutes); "one-svm-dense"
 # (not in the default) one big SVM on dense200 whole (50,000 x 200 dense features: rows by BLAS
 # products), ours and sklearnex's on every core with a 4,096 MB cache, what BoundSVC's
 # cache_size="auto" gives its final training (at 2,000 MB its support vectors outgrow our cache;
@@ -39,7 +39,7 @@ commit="${COMMIT:-$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo un
 {
     echo "commit $commit, $(date -u +%FT%TZ), jobs $jobs, budget ${budget}s"
     "$PYTHON" -c 'import sys; sys.path.insert(0, "benchmarks"); from _report import machine_description as m; print(m())'
-    "$PYTHON" -c 'import threadpoolctl, json; print(json.dumps(threadpoolctl.threadpool_info()))' 2>/dev/null
+    "$PYTHON" -c 'import numpy, scipy.linalg, threadpoolctl, json; print(json.dumps(threadpoolctl.threadpool_info()))' 2>/dev/null
     "$PYTHON" -c 'import numba; from svmbound.solvers.qp import threadsafe_numba as t; ok = t(); print("numba threads", numba.config.NUMBA_NUM_THREADS, "layer", numba.threading_layer(), "thread-safe", ok)' 2>&1 | tail -1
 } > "$out/machine.txt"
 cat "$out/machine.txt"
@@ -85,18 +85,15 @@ for s in $stages; do
             --trainers ours sklearnex --out "$out/one-svm-2cores-a9a.md"
         else echo "== one-svm-2: skipped (no taskset, or 2 cores or fewer)" | tee -a "$out/skipped.txt"; fi ;;
     pairs)
-        # the block solver (docs/decisions.md, "block_smo") against the pair SMO on every core:
-        # a copy of the library whose qp.uses_blocks is always False
-        alt="$(mktemp -d)"; cp -r "$here/svmbound" "$alt/"
-        sed -i 's/^    return bool(pieces) and cache_rows >= .*/    return False/' \
-            "$alt/svmbound/solvers/qp.py"
-        for v in blocks pairs; do
-            [ "$v" = blocks ] && lib="$here" || lib="$alt"
-            stage "one-svm-$v" "$(( share / 2 ))" env PYTHONPATH="$lib" "$PYTHON" \
-                benchmarks/one_svm.py --cases ijcnn1 a9a --repeats 3 1 --threads "$jobs" \
-                --trainers ours --out "$out/one-svm-$v.md"
-        done
-        rm -rf "$alt" ;;
+        # the block solver (docs/decisions.md, "block_smo") against the pair SMO on every core,
+        # a process a solve, alternated (blocks_vs_pairs.py: its "pairs" child sets
+        # qp.uses_blocks to False); and a 5,000-row solve, which runs by blocks from
+        # BLOCK_MIN_ROWS = 4,096 (on 2 cores two threads were 1.0-1.2x one there)
+        while read -r c l r; do
+            stage "pairs-$c-$l${r:+-$r}" "$(( share / 4 ))" "$PYTHON" \
+                benchmarks/dev/blocks_vs_pairs.py --case "$c" --loss "$l" ${r:+--rows "$r"} \
+                --threads "$jobs" --repeats 1 --cache-size auto
+        done <<< $'ijcnn1 l1\nijcnn1 l2\na9a l1\nijcnn1 l2 5000' ;;
     one-svm-dense) stage one-svm-dense200 "$share" "$PYTHON" benchmarks/one_svm.py \
         --cases dense200 --repeats 1 --threads "$jobs" --trainers ours sklearnex \
         --cache-size 4096 --out "$out/one-svm-dense200.md" ;;
