@@ -6,6 +6,9 @@
 #
 #   bash benchmarks/all_cores.sh [OUT_DIR]          (default benchmarks/results/all_cores)
 #
+# On the lent device machine, whose copy of the repository has no data and no peers:
+# benchmarks/dev/device_run.sh (stage here, then one device call).
+#
 # STAGES (default "one-svm one-svm-2 large-ijcnn1 large-a9a quick") picks and orders the stages;
 # "pairs" (not in the default) times one big SVM by blocks (the library as it is, solvers/_block.py)
 # against the pair SMO on every core, and a 5,000-row one (about 2 minutes); "one-svm-dense"
