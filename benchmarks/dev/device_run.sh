@@ -5,18 +5,20 @@
 # The device copies the repository only: ../shared/data and the benchmark-only peers
 # (scikit-learn-intelex, optuna: no network there) must travel in an ignored folder, .device/.
 #
-#   bash benchmarks/dev/device_run.sh stage      # here: fill .device/ (about 60 MB), once
+#   bash benchmarks/dev/device_run.sh stage      # here: fill .device/ (about 53 MB), once
 #
 # then the device tool's run, with carry [".device"] and timeout_s 590 (the copy has no .git:
 # name the commit, `git rev-parse --short HEAD` here, and commit before staging):
 #
 #   COMMIT=<hash> bash benchmarks/dev/device_run.sh run
 #
-# which installs the carried wheels, runs benchmarks/all_cores.sh with STAGES (default below:
-# the stages not measured there since the block solver changed) and BUDGET_S (default 420 s,
-# leaving the machine's numba compile and the install inside one 590 s call), and leaves the
-# tables as one archive, $OUT/all_cores.tgz (a call returns at most 8 files). Unpack it into
-# benchmarks/results/all_cores_16/ and put the tables into BENCHMARKS.md, "All cores".
+# which installs the carried wheels, runs benchmarks/all_cores.sh with STAGES (default "one-svm
+# large-ijcnn1 large-a9a quick": not measured there since the block solver and the per-feature
+# stage) and BUDGET_S (default 480 s: the install and the archive fit in one 590 s call), and
+# leaves the tables as one archive, $OUT/all_cores.tgz (a call returns at most 8 files). If the
+# machine is still warm and time is left: STAGES="pairs one-svm-dense" BUDGET_S=200 in a second
+# call (the wheels are installed again: a call may find a fresh machine). Unpack the archives
+# into benchmarks/results/all_cores_16/ and put the tables into BENCHMARKS.md, "All cores".
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 dev="$here/.device"
@@ -49,11 +51,12 @@ run)
     out="${OUT:-/tmp/out}"; mkdir -p "$out"
     python3 -m pip install -q --no-index --no-deps "$dev"/wheels/*.whl 2>&1 | tail -3
     res="$(mktemp -d)/all_cores_16"
-    SVMBOUND_DATA="$dev/data" PYTHON=python3 BUDGET_S="${BUDGET_S:-420}" \
-        STAGES="${STAGES:-one-svm large-ijcnn1 large-a9a one-svm-dense pairs quick}" \
+    SVMBOUND_DATA="$dev/data" PYTHON=python3 BUDGET_S="${BUDGET_S:-480}" \
+        STAGES="${STAGES:-one-svm large-ijcnn1 large-a9a quick}" \
         bash "$here/benchmarks/all_cores.sh" "$res"
-    tar czf "$out/all_cores.tgz" -C "$(dirname "$res")" all_cores_16
-    echo "tables: $out/all_cores.tgz" ;;
+    name="all_cores${STAGES:+-$(tr -c "a-z0-9\n" - <<< "$STAGES")}"
+    tar czf "$out/$name.tgz" -C "$(dirname "$res")" all_cores_16
+    echo "tables: $out/$name.tgz" ;;
 *)
     echo "usage: bash benchmarks/dev/device_run.sh stage|run" >&2; exit 2 ;;
 esac
