@@ -159,6 +159,11 @@ def fit_at(params, X, y, svc=None):
     return median_seconds(lambda: svc(**params, cache_size=2000).fit(X, y))[1]
 
 
+def _seconds(t: float) -> str:
+    """A time for the table: two decimals below 10 s (sub-second fits' ratios), else one."""
+    return f"{t:.2f}" if t < 10 else f"{t:.1f}"
+
+
 def intelex_svc():
     """scikit-learn-intelex's SVC (the benchmarks-only extra), or None where not installed."""
     try:
@@ -225,9 +230,9 @@ def main(argv=None):
                 t_fit = fit_at(params, Xf, y)
                 extra = ("searched on the 5,000-row subsample, refit on all rows"
                          if y.size > 10000 else "searched on every row")
-            t_intel = f"{fit_at(params, Xf, y, intel):.1f}" if intel is not None else "–"
+            t_intel = _seconds(fit_at(params, Xf, y, intel)) if intel is not None else "–"
             row = (f"| {name} ({X.shape[0]}×{X.shape[1]}, test {Xt.shape[0]}) | {m} | "
-                   f"{100 * err:.2f} | {t:.1f} | {n_fit} | {t_fit:.1f} | {t_intel} | "
+                   f"{100 * err:.2f} | {_seconds(t)} | {n_fit} | {_seconds(t_fit)} | {t_intel} | "
                    f"{t / t_fit:.1f} | "
                    f"{params['C']:.4g} | {params['gamma']:.4g}"
                    f"{' on x/σ' if Xf is not X else ''} | {extra} |")
