@@ -1,5 +1,6 @@
 """One large SVM solved by blocks (``solvers._block``, what the library does from 4,096 rows
-where the cache holds its working sets) and by pairs (the SMO), a process per solve, alternated (docs/decisions.md, "block_smo").
+where the cache holds its working sets) and by pairs (the SMO), a process per solve,
+alternated (docs/decisions.md, "block_smo").
 
 Each solve is ``solve_svm_dual`` at a fixed (C, γ), tol 1e-3, on the solve's ``--threads`` (as
 ``BoundSVC(n_jobs=k)`` gives its final training), after an untimed solve that lets numba load or
@@ -10,8 +11,8 @@ block solver's. ``--rows N``: a stratified sample of N training rows (seed 0).
         [--rows N] [--threads 2] [--repeats 3] [--cache-size 2000] [--data DIR]
 
 The default (C, γ) are ``one_svm.py``'s points. ``--trees A B``: the solve as the library runs
-it (blocks from ``qp.BLOCK_MIN_ROWS`` rows) in two source trees instead, alternated, with B ÷ A — a
-change of the solver measured (e.g. ``git worktree add /tmp/base HEAD~1``).
+it (blocks from ``qp.BLOCK_MIN_ROWS`` rows) in two source trees instead, alternated, with B ÷
+A — a change of the solver measured (e.g. ``git worktree add /tmp/base HEAD~1``).
 
     python benchmarks/dev/blocks_vs_pairs.py --case ijcnn1 --loss l2 --trees /tmp/base .
         [--cache-size auto]
