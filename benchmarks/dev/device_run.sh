@@ -49,7 +49,9 @@ stage)
 run)
     [ -d "$dev/data" ] || { echo "no .device/ here: stage it and carry it" >&2; exit 2; }
     out="${OUT:-/tmp/out}"; mkdir -p "$out"
-    python3 -m pip install -q --no-index --no-deps "$dev"/wheels/*.whl 2>&1 | tail -3
+    # (PIP_BREAK_SYSTEM_PACKAGES: a distribution Python marked externally managed takes them too)
+    PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install -q --no-index --no-deps "$dev"/wheels/*.whl \
+        2>&1 | tail -3
     res="$(mktemp -d)/all_cores_16"
     SVMBOUND_DATA="$dev/data" PYTHON=python3 BUDGET_S="${BUDGET_S:-480}" \
         STAGES="${STAGES:-one-svm large-ijcnn1 large-a9a quick}" \
