@@ -13,8 +13,9 @@
 #   COMMIT=<hash> bash benchmarks/dev/device_run.sh run
 #
 # which installs the carried wheels, runs benchmarks/all_cores.sh with STAGES (default "one-svm
-# large-ijcnn1 large-a9a quick": not measured there since the block solver and the per-feature
-# stage) and BUDGET_S (default 480 s: the install and the archive fit in one 590 s call), and
+# large-ijcnn1 quick large-a9a": not measured there since the block solver and the per-feature
+# stage; large-a9a last, as the last stage gets what is left: its two stock SVC fits took 41 s
+# each there) and BUDGET_S (default 480 s: the install and the archive fit in one 590 s call), and
 # leaves the tables as one archive, $OUT/all_cores.tgz (a call returns at most 8 files). If the
 # machine is still warm and time is left: STAGES="pairs one-svm-dense" BUDGET_S=200 in a second
 # call (the wheels are installed again: a call may find a fresh machine). Unpack the archives
@@ -54,7 +55,7 @@ run)
         2>&1 | tail -3
     res="$(mktemp -d)/all_cores_16"
     SVMBOUND_DATA="$dev/data" PYTHON=python3 BUDGET_S="${BUDGET_S:-480}" \
-        STAGES="${STAGES:-one-svm large-ijcnn1 large-a9a quick}" \
+        STAGES="${STAGES:-one-svm large-ijcnn1 quick large-a9a}" \
         bash "$here/benchmarks/all_cores.sh" "$res"
     name="all_cores${STAGES:+-$(tr -c "a-z0-9\n" - <<< "$STAGES")}"
     tar czf "$out/$name.tgz" -C "$(dirname "$res")" all_cores_16
