@@ -46,7 +46,7 @@ stage)
         scikit-learn-intelex daal tbb optuna alembic sqlalchemy greenlet mako colorlog pyyaml \
         tqdm typing_extensions || exit 1
     du -sh "$dev"; echo "now: the device tool's run, carry [\".device\"]:" \
-        "bash benchmarks/dev/device_run.sh run" ;;
+        "COMMIT=$(git -C "$here" rev-parse --short HEAD) bash benchmarks/dev/device_run.sh run" ;;
 run)
     [ -d "$dev/data" ] || { echo "no .device/ here: stage it and carry it" >&2; exit 2; }
     out="${OUT:-/tmp/out}"; mkdir -p "$out"
