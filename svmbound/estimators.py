@@ -159,7 +159,8 @@ class BoundSVC(ClassifierMixin, BoundSVMBase):
         search runs again, evaluations already in the log are answered from it without solving,
         and the run ends where an uninterrupted one ends. The log must come from the same data
         and parameters (otherwise ValueError). Without an existing file a new log is started.
-        False: an existing log_file is replaced.
+        False: the log of an earlier run at log_file is replaced (``SearchLogWarning``); a
+        file there that is not a svmbound log is refused (ValueError) and left as it is.
     decision_function_shape : 'ovr' (default) | 'ovo'
         Three or more classes: ``decision_function`` returns scikit-learn SVC's one-vs-rest
         shape (n, k) or the pairs' values (n, k(k−1)/2), positive for the pair's first class.

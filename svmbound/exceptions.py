@@ -27,4 +27,10 @@ class DataWarning(SvmboundWarning, UserWarning):
     an otherwise 1-based LIBSVM file, or all rows identical)."""
 
 
-__all__ = ["SvmboundWarning", "ConvergenceWarning", "SearchWarning", "DataWarning"]
+class SearchLogWarning(SvmboundWarning, UserWarning):
+    """A new search log replaced the log of an earlier run at the same path (``log_file``
+    without ``resume``)."""
+
+
+__all__ = ["SvmboundWarning", "ConvergenceWarning", "SearchWarning", "DataWarning",
+           "SearchLogWarning"]

@@ -420,6 +420,24 @@ def test_a_log_from_other_data_or_parameters_is_refused(small, tmp_path):
         BoundSVC(log_file=log, resume=True, max_iter=3).fit(X, y)
 
 
+
+def test_a_new_log_refuses_a_file_that_is_not_a_log_and_says_it_replaces_one(small, tmp_path):
+    from svmbound.exceptions import SearchLogWarning
+
+    X, y = small
+    data = tmp_path / "train.libsvm"
+    data.write_text("1 1:0.5 2:1\n-1 1:0.25\n")
+    with pytest.raises(LogMismatch, match="train.libsvm exists and is not a svmbound search log"):
+        BoundSVC(log_file=str(data), max_iter=2).fit(X, y)
+    assert data.read_text() == "1 1:0.5 2:1\n-1 1:0.25\n"          # left as it was
+    log = tmp_path / "run.jsonl"
+    BoundSVC(log_file=str(log), max_iter=2).fit(X, y)
+    first = log.read_text().splitlines()
+    with pytest.warns(SearchLogWarning, match=rf"held the log of an earlier run "
+                                              rf"\({len(first) - 1} evaluations\): replaced"):
+        BoundSVC(log_file=str(log), max_iter=2).fit(X, y)
+    assert len(log.read_text().splitlines()) == len(first)
+
 def test_resume_after_kill_9(small, tmp_path):
     """A subprocess whose evaluations are slowed down is killed with SIGKILL after a few logged
     evaluations; the resumed run matches the uninterrupted one."""

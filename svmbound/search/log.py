@@ -69,6 +69,7 @@ except ImportError:  # pragma: no cover - not POSIX: no lock (a warning says so)
     fcntl = None
 
 from ..criteria.base import Evaluation, Objective
+from ..exceptions import SearchLogWarning
 from ..kernels import with_gamma
 from .result import SearchResult
 from .state_file import StateFileError, encode, read_states, write_states
@@ -140,7 +141,8 @@ class SearchLog:
     data : the fingerprint of the training data (``training_data.data_fingerprint``).
     run : dict of the parameters that determine the search (JSON-able after :func:`jsonable`).
     resume : continue the log at ``path`` if it exists (replaying its evaluations); otherwise,
-        or when False, start a new log there (an existing file is replaced).
+        or when False, start a new log there (an earlier run's log is replaced, with a
+        ``SearchLogWarning``; a file that is not a svmbound log is refused: ``LogMismatch``).
     """
 
     def __init__(self, path, data: str, run: dict, *, resume: bool = False):
@@ -162,12 +164,35 @@ class SearchLog:
                 self._open_existing()
                 self.resumed = True
             else:
+                self._check_replaceable()
                 self._start_new()
         except BaseException:
             self.close()
             raise
 
     # -- opening -------------------------------------------------------------------------
+    def _check_replaceable(self):
+        """Before a new log replaces the file at ``path``: a file that is not a svmbound search
+        log (its first line not a log header) is refused (``LogMismatch``, the file untouched);
+        an earlier run's log is replaced with a warning that says how many evaluations it held
+        (``resume=True`` continues it instead)."""
+        if os.fstat(self._fd).st_size == 0:
+            return
+        os.lseek(self._fd, 0, os.SEEK_SET)
+        with open(self._fd, "rb", closefd=False) as f:
+            lines = f.read().split(b"\n")
+        try:
+            header = json.loads(lines[0])
+        except ValueError:
+            header = None
+        if not (isinstance(header, dict) and "svmbound_log" in header):
+            raise LogMismatch(f"{self.path} exists and is not a svmbound search log: it is left "
+                              "as it is; give the log a path of its own")
+        done = sum(1 for line in lines[1:] if line.strip())
+        warnings.warn(f"svmbound: {self.path} held the log of an earlier run ({done} "
+                      "evaluations): replaced by this run's (resume=True continues a logged "
+                      "run)", SearchLogWarning, stacklevel=4)
+
     def _start_new(self):
         for p in (self.state_path, self.state_path + ".prev"):
             if os.path.exists(p):
