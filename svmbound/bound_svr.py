@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from .criteria import criterion_class, make_criterion
 from .criteria.svr import check_targets
 from .estimator_base import COMMON_CONSTRAINTS, GRADIENT_SEARCHES, SEARCHES, BoundSVMBase
-from .export import regression_model, write_libsvm_model
+from .export import feature_base, regression_model, write_libsvm_model
 from .export import to_svr as export_to_svr
 from .fit_flow import fit_bound_svm
 from .kernels import base_kernel, split_degree
@@ -186,9 +186,11 @@ class BoundSVR(RegressorMixin, BoundSVMBase):
         a ``Pipeline`` of a per-feature scaler (x_k/σ_k) and the SVR."""
         return export_to_svr(self._model(), tol=self._final_tol())
 
-    def save_libsvm_model(self, path, range_path=None):
+    def save_libsvm_model(self, path, range_path=None, zero_based=False):
         """Write this model in LIBSVM's text format (``svm_type epsilon_svr``; ``svm-predict``
         reads it). An ARD model is written on the scaled features x_k/σ_k, with svm-scale's
-        range file beside it (``range_path``, default ``<path>.range``)."""
-        write_libsvm_model(self._model(), path, range_path=range_path)
+        range file beside it (``range_path``, default ``<path>.range``). Column j is feature j +
+        1, or j with ``zero_based=True`` (as ``BoundSVC.save_libsvm_model``)."""
+        write_libsvm_model(self._model(), path, range_path=range_path,
+                           base=feature_base(zero_based))
         return self

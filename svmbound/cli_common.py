@@ -190,19 +190,22 @@ def _criterion_task(name) -> str | None:
 def write_model_files(args, est, libsvm_model, scaling, base: int, report: dict) -> list:
     """``--model``: the LIBSVM model file of the fitted ``est`` and, where the model needs its
     inputs scaled (``scaling``: ``--scale``'s ranges; an ARD kernel, whose ``LibsvmModel`` is
-    ``libsvm_model()``), svm-scale's range file beside it (features numbered from ``base``), so
-    that ``svm-scale -r FILE.range test | svm-predict`` gives the reported predictions. Sets
+    ``libsvm_model()``), svm-scale's range file beside it — both numbering the features from
+    ``base``, as the training file does (a zero-based file's model reads that file's feature
+    numbers) — so that ``svm-scale -r FILE.range test | svm-predict`` gives the reported
+    predictions. Sets
     ``report["model"]`` (and ``"range_file"``); returns the OSErrors of files not written."""
     try:
         text = None             # svm-scale's range file: --scale, then an ARD model's 1/σ_k
         if scaled_model(args, est):
             model = libsvm_model()
             write_atomic(args.model, "--model",
-                         lambda p: write_libsvm_model(model, p, range_path=False))
-            text = (libsvm_range_text(model) if scaling is None else
+                         lambda p: write_libsvm_model(model, p, range_path=False, base=base))
+            text = (libsvm_range_text(model, base) if scaling is None else
                     svm_scale.ard_range_text(scaling, model.feature_scale, base))
         else:
-            write_atomic(args.model, "--model", est.save_libsvm_model)
+            write_atomic(args.model, "--model",
+                         lambda p: est.save_libsvm_model(p, zero_based=base == 0))
             if scaling is not None:
                 text = svm_scale.range_text(scaling, base)
         if text is not None:

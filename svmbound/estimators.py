@@ -24,7 +24,7 @@ from .criteria import criterion_class, make_criterion
 from .estimator_base import COMMON_CONSTRAINTS, GRADIENT_SEARCHES, SEARCHES, BoundSVMBase
 from .export import model_of
 from .export import to_svc as export_to_svc
-from .export import write_libsvm_model
+from .export import feature_base, write_libsvm_model
 from .fit_flow import BinaryMachine, OneVsOneMachine, fit_bound_svm
 from .kernels import ARD_KERNELS, ESTIMATOR_KERNELS, base_kernel, split_degree
 from .multiclass import decision_function as ovo_decision_function
@@ -412,7 +412,7 @@ class BoundSVC(ClassifierMixin, BoundSVMBase):
         that ``SVC.fit`` makes from sparse X (CSR support vectors, never densified)."""
         return export_to_svc(model_of(self, first=0), self.classes_, tol=self._final_tol())
 
-    def save_libsvm_model(self, path, range_path=None):
+    def save_libsvm_model(self, path, range_path=None, zero_based=False):
         """Write this model in LIBSVM's text format (``svm_load_model`` / ``svm-predict`` read
         it). The first label is ``classes_[1]``, so LIBSVM's decision values equal
         ``decision_function``; with three or more classes the labels are ``classes_`` in order
@@ -421,6 +421,9 @@ class BoundSVC(ClassifierMixin, BoundSVMBase):
         carries ``probA``/``probB`` (``svm-predict -b 1`` gives :meth:`predict_proba`). An ARD
         model is written on the scaled features x_k/σ_k, with svm-scale's range file beside it
         (``range_path``, default ``<path>.range``: ``svm-scale -r`` it before ``svm-predict``).
-        The format is sparse: each support vector line lists its non-zeros."""
-        write_libsvm_model(model_of(self, first=1), path, range_path=range_path)
+        The format is sparse: each support vector line lists its non-zeros, column j as feature
+        j + 1 (LIBSVM's numbering), or as feature j with ``zero_based=True`` (a model for data
+        numbered from 0, e.g. written by ``dump_svmlight_file``; its range file too)."""
+        write_libsvm_model(model_of(self, first=1), path, range_path=range_path,
+                           base=feature_base(zero_based))
         return self

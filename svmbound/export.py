@@ -58,15 +58,15 @@ from ._validation import check_positive
 from .kernels import LinearKernel, PolynomialKernel, RBFKernel
 from .kernels.ard import ARDRBFKernel, ScaledPolynomialKernel
 from .libsvm_model import (SVM_TYPES, LibsvmModel, _sv_matrix, check_int_labels,
-                           libsvm_model_text, libsvm_range_text, range_path_of,
+                           feature_base, libsvm_model_text, libsvm_range_text, range_path_of,
                            write_libsvm_model, write_libsvm_range)
 
 __all__ = ["EXPORTABLE_KERNELS", "EXPORTABLE_LOSSES", "SVM_TYPES", "LibsvmModel",
            "check_exportable", "binary_model", "multiclass_model", "regression_model",
            "model_of", "feature_scaler", "to_svc", "to_svr",
            # LIBSVM's model and range files (libsvm_model), here for the estimators' callers
-           "check_int_labels", "libsvm_model_text", "libsvm_range_text", "range_path_of",
-           "write_libsvm_range", "write_libsvm_model"]
+           "check_int_labels", "feature_base", "libsvm_model_text", "libsvm_range_text",
+           "range_path_of", "write_libsvm_range", "write_libsvm_model"]
 
 #: Kernels of the estimator, with the LIBSVM ``kernel_type`` of the exported model (the ARD
 #: kernels: that of the features scaled by 1/σ_k).

@@ -139,18 +139,36 @@ def _kernel_lines(model: LibsvmModel) -> list[str]:
     return lines
 
 
-def _sv_lines(model: LibsvmModel) -> list[str]:
+def check_base(base) -> int:
+    """The feature index of column 0 in a LIBSVM file: 1 (LIBSVM's own numbering) or 0 (a
+    zero-based file, e.g. scikit-learn's ``dump_svmlight_file`` default)."""
+    if isinstance(base, bool) or base not in (0, 1):
+        raise ValueError(f"the feature index of column 0 must be 0 or 1, got {base!r}")
+    return int(base)
+
+
+def feature_base(zero_based) -> int:
+    """The feature index of column 0 that ``save_libsvm_model(zero_based=...)`` asks for: 1
+    (False: LIBSVM's numbering, column j is feature j + 1) or 0 (True: as a zero-based file
+    numbers them, e.g. scikit-learn's ``dump_svmlight_file`` by default)."""
+    if not isinstance(zero_based, (bool, np.bool_)):
+        raise ValueError(f"zero_based must be True or False, got {zero_based!r}")
+    return 0 if zero_based else 1
+
+
+def _sv_lines(model: LibsvmModel, base: int = 1) -> list[str]:
     """The lines after ``SV``: per support vector its nr_class − 1 coefficients, then its
-    non-zero entries as 1-based ``index:value``."""
+    non-zero entries as ``index:value``, column j as index j + ``base`` (1: LIBSVM's numbering;
+    0 for a model of a zero-based file, so that it reads that file's feature numbers)."""
     lines = []
     for i, (cols, vals) in enumerate(_sv_entries(model.support_vectors)):
         coefs = " ".join(_num(c) for c in model.sv_coef[:, i])
-        feats = " ".join(f"{j + 1}:{_num(v)}" for j, v in zip(cols, vals))   # 1-based
+        feats = " ".join(f"{j + base}:{_num(v)}" for j, v in zip(cols, vals))
         lines.append(f"{coefs} {feats}".rstrip() + " ")
     return lines
 
 
-def _regression_model_text(model: LibsvmModel) -> str:
+def _regression_model_text(model: LibsvmModel, base: int = 1) -> str:
     """``libsvm_model_text`` of an ε-SVR: what ``svm_save_model`` writes for a model that
     ``svm_train`` made with svm_type EPSILON_SVR (label, nSV, probA and probB NULL):
 
@@ -168,19 +186,21 @@ def _regression_model_text(model: LibsvmModel) -> str:
         raise ValueError(f"an epsilon-SVR model has one row of sv_coef (1, {n_sv}) and one "
                          f"rho, got sv_coef {model.sv_coef.shape} and rho {model.rho.shape}")
     lines = ["svm_type epsilon_svr", *_kernel_lines(model), "nr_class 2", f"total_sv {n_sv}",
-             f"rho {_num(model.rho[0])}", "SV", *_sv_lines(model)]
+             f"rho {_num(model.rho[0])}", "SV", *_sv_lines(model, base)]
     return "\n".join(lines) + "\n"
 
 
-def libsvm_model_text(model: LibsvmModel) -> str:
+def libsvm_model_text(model: LibsvmModel, base: int = 1) -> str:
     """LIBSVM's text model format (``svm_save_model``), at full double precision (LIBSVM itself
     writes support vectors with 8 digits): a C-SVC's, or an ε-SVR's (``svm_type``
-    'epsilon_svr': ``_regression_model_text``)."""
+    'epsilon_svr': ``_regression_model_text``). ``base``: the feature index of column 0
+    (``check_base``)."""
+    base = check_base(base)
     if model.svm_type not in SVM_TYPES:
         raise ValueError(f"svm_type must be one of {', '.join(map(repr, SVM_TYPES))}, got "
                          f"{model.svm_type!r}")
     if model.svm_type == "epsilon_svr":
-        return _regression_model_text(model)
+        return _regression_model_text(model, base)
     labels = check_int_labels(model.labels)
     k = model.nr_class
     if model.sv_coef.shape != (k - 1, model.support_vectors.shape[0]):
@@ -198,17 +218,18 @@ def libsvm_model_text(model: LibsvmModel) -> str:
         lines += ["probA " + " ".join(_num(a) for a in model.prob_a),
                   "probB " + " ".join(_num(b) for b in model.prob_b)]
     lines += ["nr_sv " + " ".join(str(int(n)) for n in model.n_sv),
-              "SV", *_sv_lines(model)]
+              "SV", *_sv_lines(model, base)]
     return "\n".join(lines) + "\n"
 
 
-def libsvm_range_text(model: LibsvmModel) -> str:
+def libsvm_range_text(model: LibsvmModel, base: int = 1) -> str:
     """svm-scale's range file (its ``-s`` format, read by ``svm-scale -r``) that maps the raw
     features x to the features u_k = x_k/σ_k of a model on scaled features (ARD):
 
         x
         0 1
-        k 0 σ_k        (one line per feature k = 1 … d, σ_k at full double precision)
+        k 0 σ_k        (one line per feature k = 1 … d, σ_k at full double precision;
+                        k = 0 … d − 1 with ``base`` 0, as the model's ``base``)
 
     svm-scale's rule, lower + (upper − lower)·(x − min)/(max − min), is then exactly x_k/σ_k
     (0 + 1·(x − 0)/(σ_k − 0); x = 0 stays 0 and is left out, so sparse rows stay sparse).
@@ -222,7 +243,8 @@ def libsvm_range_text(model: LibsvmModel) -> str:
     sigma = np.asarray(model.feature_scale, dtype=np.float64)
     if not (sigma.ndim == 1 and np.all(np.isfinite(sigma)) and np.all(sigma > 0)):
         raise ValueError("feature_scale must be a 1-D array of finite values > 0")
-    lines = ["x", "0 1"] + [f"{k + 1} 0 {_num(s)}" for k, s in enumerate(sigma)]
+    base = check_base(base)
+    lines = ["x", "0 1"] + [f"{k + base} 0 {_num(s)}" for k, s in enumerate(sigma)]
     return "\n".join(lines) + "\n"
 
 
@@ -243,7 +265,7 @@ def write_libsvm_range(model: LibsvmModel, path) -> None:
     _write_text(path, libsvm_range_text(model))
 
 
-def write_libsvm_model(model: LibsvmModel, path, range_path=None) -> None:
+def write_libsvm_model(model: LibsvmModel, path, range_path=None, base: int = 1) -> None:
     """Write ``model`` — a C-SVC's or an ε-SVR's (``libsvm_model_text``) — to ``path`` in
     LIBSVM's text format (``svm_load_model`` reads it).
 
@@ -256,13 +278,14 @@ def write_libsvm_model(model: LibsvmModel, path, range_path=None) -> None:
         svm-scale -r model.range test > test.scaled
         svm-predict test.scaled model out
 
-    Both texts are made before either file is opened: a model that cannot be written (e.g.
-    non-integer labels) leaves no file."""
-    files = [(path, libsvm_model_text(model))]
+    ``base``: the feature index of column 0 in both files (``check_base``; 0 for a model of a
+    zero-based data file). Both texts are made before either file is opened: a model that
+    cannot be written (e.g. non-integer labels) leaves no file."""
+    files = [(path, libsvm_model_text(model, base))]
     if model.feature_scale is not None:
         if range_path is not False:
             files.append((range_path_of(path) if range_path is None else range_path,
-                          libsvm_range_text(model)))
+                          libsvm_range_text(model, base)))
     elif range_path is not None and range_path is not False:
         raise ValueError("range_path: the model is on the raw features, it has no range file")
     for where, text in files:

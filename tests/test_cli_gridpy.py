@@ -168,9 +168,9 @@ def test_model_option_with_sparse_data(capsys, monkeypatch, tmp_path):
     fitted = []
     save = cli.BoundSVC.save_libsvm_model
 
-    def keep(self, path):                      # the CLI's estimator, to compare with
+    def keep(self, path, **kw):                # the CLI's estimator, to compare with
         fitted.append(self)
-        return save(self, path)
+        return save(self, path, **kw)
 
     monkeypatch.setattr(cli.BoundSVC, "save_libsvm_model", keep)
     model = tmp_path / "train.model"
@@ -286,7 +286,8 @@ def test_an_ard_model_file_comes_with_its_range_file(tmp_path):
     assert lines[0] == "x" and lines[1].split() == ["0", "1"]
     sigma = np.array([float(ln.split()[2]) for ln in lines[2:] if ln.strip()])
     m = svm_load_model(str(model))
-    pred, _, _ = svm_predict([0] * len(X), [list(map(float, r)) for r in X / sigma], m, "-q")
+    rows = [{k: float(v) for k, v in enumerate(r)} for r in X / sigma]   # as the file: from 0
+    pred, _, _ = svm_predict([0] * len(X), rows, m, "-q")
     est = BoundSVC(kernel="ard", search="lbfgsb", loss="l1").fit(X, y)
     np.testing.assert_array_equal(pred, est.predict(X))
 
@@ -646,3 +647,37 @@ def test_a_failed_png_is_reported_after_the_result(files, capsys, monkeypatch, t
     assert len(cap.out.strip().splitlines()[-1].split()) == 3         # the best line is out
     assert f"-png {png}: cannot write (No space left" in cap.err
     assert not png.exists() and os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("extra", [[], ["--scale"], ["--svr"]])
+def test_a_zero_based_file_gets_a_model_numbered_as_the_file(tmp_path, capsys, extra):
+    """--model from a zero-based training file (dump_svmlight_file's default): the model (and
+    --scale's range file) number the features from 0, as the file does, so LIBSVM on the
+    file's own lines predicts as reported (the model was numbered from 1: 32.7 % against
+    96.7 %)."""
+    from libsvm.svmutil import svm_load_model, svm_predict, svm_read_problem
+
+    X, y = make_classification(160, 5, n_informative=3, n_redundant=0, random_state=0)
+    if "--svr" in extra:
+        y = X @ [1.0, -2.0, 0.5, 0.0, 1.5] + 0.1 * np.sin(7 * X[:, 0])
+    train, test = tmp_path / "train.txt", tmp_path / "test.txt"
+    dump_svmlight_file(X[:100], y[:100], str(train), zero_based=True)
+    dump_svmlight_file(X[100:], y[100:], str(test), zero_based=True)
+    model = tmp_path / "m.txt"
+    assert main(["tune", str(train), "--test", str(test), "--model", str(model), "--json",
+                 "--quiet", "--max-iter", "5"] + extra) == 0
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    text = model.read_text().split("\nSV\n")[1]
+    assert " 0:" in text and " 5:" not in text                    # features 0 … 4
+    m = svm_load_model(str(model))
+    yt, xt = svm_read_problem(str(test))                          # the file's own numbers
+    if "--scale" in extra:
+        rng = open(report["range_file"]).read().split("\n")
+        assert rng[2].split()[0] == "0"
+        scaled = _svm_scale_restore(report["range_file"], X[100:], base=0)
+        xt = [{k: float(v) for k, v in enumerate(r) if v != 0} for r in scaled]
+    pred, _, _ = svm_predict(yt, xt, m, "-q")
+    if "--svr" in extra:
+        assert np.mean((np.asarray(pred) - y[100:]) ** 2) == pytest.approx(report["test_mse"])
+    else:
+        assert np.mean(np.asarray(pred) == y[100:]) == pytest.approx(report["test_accuracy"])

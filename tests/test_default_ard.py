@@ -174,8 +174,8 @@ def test_cli_model_of_a_per_feature_pick_comes_with_its_range_file(few_relevant,
     assert r["range_file"] == str(model) + ".range"
     lines = (tmp_path / "m.txt.range").read_text().split("\n")
     sigma = np.array([float(ln.split()[2]) for ln in lines[2:] if ln.strip()])
-    pred, _, _ = svm_predict(list(yte), [list(map(float, row)) for row in Xte / sigma],
-                             svm_load_model(str(model)), "-q")
+    rows = [{k: float(v) for k, v in enumerate(r)} for r in Xte / sigma]   # as the file: from 0
+    pred, _, _ = svm_predict(list(yte), rows, svm_load_model(str(model)), "-q")
     assert np.mean(np.asarray(pred) == yte) == pytest.approx(r["test_accuracy"])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.txt", "m.txt.range", "test.txt",
                                                           "train.txt"]

@@ -151,6 +151,22 @@ def test_libsvm_model_file_predicts_identically_in_libsvm(data, fitted, svmutil,
     assert header["total_sv"] == str(est.support_.size)
 
 
+def test_a_zero_based_model_file_predicts_zero_based_rows_as_the_estimator(data, fitted,
+                                                                           svmutil, tmp_path):
+    X, y, Xt, yt = data
+    est = fitted["rbf"]
+    path = tmp_path / "zero.model"
+    est.save_libsvm_model(path, zero_based=True)
+    m = svmutil.svm_load_model(str(path))
+    rows = [{k: float(v) for k, v in enumerate(r) if v != 0} for r in Xt]   # features 0 … d−1
+    labels, _, vals = svmutil.svm_predict(list(map(float, yt)), rows, m, "-q")
+    np.testing.assert_array_equal(np.asarray(labels), est.predict(Xt))
+    np.testing.assert_allclose(np.asarray(vals)[:, 0], est.decision_function(Xt), rtol=0,
+                               atol=1e-8)
+    with pytest.raises(ValueError, match="zero_based must be True or False, got 0"):
+        est.save_libsvm_model(path, zero_based=0)
+
+
 def test_unfitted_estimator_cannot_export(tmp_path):
     with pytest.raises(NotFittedError):
         BoundSVC(loss="l1").to_svc()

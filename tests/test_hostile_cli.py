@@ -256,7 +256,7 @@ def test_a_full_disk_leaves_the_old_model_and_still_prints_the_result(labelled, 
     model = out / "m.txt"
     model.write_text("the previous model\n")
 
-    def full(self, path):
+    def full(self, path, **kw):
         with open(path, "w") as fh:
             fh.write("svm_type c_svc\nkernel_type rb")
         raise OSError(errno.ENOSPC, "No space left on device")
