@@ -246,20 +246,29 @@ def check_outputs(args) -> None:
     """Every output path of ``tune``/``demo`` checked before the data are read and the search
     runs, each error naming its option (issue 29, item 11): --plot (and its options), --log
     and --resume here; --model and -out in ``cli_gridpy.resolve``. Two options naming one file
-    are refused."""
+    are refused, and so is an output naming the training or the --test file (it would replace
+    the data)."""
     check_plot_options(args)
     check_log_options(args)
     if getattr(args, "plot_scales", None):
         _check_image_path(args.plot_scales, "--plot-scales")
     named = {}
-    for option in ("--model", "-out", "--plot", "--plot-scales", "--log", "--resume"):
-        path = getattr(args, {"--model": "model", "-out": "gridpy_out", "--plot": "plot",
-                              "--plot-scales": "plot_scales", "--log": "log",
+    for what, attr in (("the training file", "train"), ("--test", "test")):
+        path = getattr(args, attr, None)
+        if path is not None:
+            named[os.path.realpath(os.path.expanduser(path))] = what
+    for option in ("--model", "-out", "-png", "--plot", "--plot-scales", "--log", "--resume"):
+        path = getattr(args, {"--model": "model", "-out": "gridpy_out", "-png": "gridpy_png",
+                              "--plot": "plot", "--plot-scales": "plot_scales", "--log": "log",
                               "--resume": "resume"}[option], None)
         if path is None:
             continue
         key = os.path.realpath(os.path.expanduser(path))
         other = named.setdefault(key, option)
+        if other in ("the training file", "--test"):
+            data = "the --test file" if other == "--test" else other
+            raise ValueError(f"{option} {path} is {data}: the output would replace the data; "
+                             "give it a file of its own")
         if other != option and {other, option} != {"--log", "--resume"}:
             raise ValueError(f"{other} and {option} name the same file {path}; give each its "
                              "own")

@@ -246,6 +246,29 @@ def test_every_output_path_is_checked_before_the_data_and_the_search(labelled, c
     assert os.listdir(out) == []                       # no probe left behind
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["--loss", "l1", "--model", "{train}"], "--model {train} is the training file"),
+    (["--loss", "l1", "--test", "{test}", "--model", "{test}"],
+     "--model {test} is the --test file"),
+    (["-v", "3", "-log2c", "0,1,1", "-log2g", "0,0,1", "-out", "{train}"],
+     "-out {train} is the training file"),
+    (["-v", "3", "-log2c", "0,1,1", "-log2g", "0,1,1", "-png", "{train}"],
+     "-png {train} is the training file"),
+])
+def test_an_output_naming_an_input_file_is_refused_and_the_data_kept(labelled, capsys,
+                                                                     monkeypatch, argv, message):
+    train, out = labelled
+    mine, test = out / "train.txt", out / "test.txt"
+    mine.write_bytes(train.read_bytes())
+    test.write_bytes(train.read_bytes())
+    _no_search(monkeypatch)
+    argv = [a.format(train=mine, test=test) for a in argv]
+    assert main(["tune", str(mine), "--quiet"] + argv) == 2
+    err = capsys.readouterr().err
+    assert message.format(train=mine, test=test) in err and "would replace the data" in err
+    assert mine.read_bytes() == test.read_bytes() == train.read_bytes()
+
+
 def test_a_full_disk_leaves_the_old_model_and_still_prints_the_result(labelled, capsys,
                                                                        monkeypatch):
     import errno
