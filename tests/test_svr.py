@@ -227,6 +227,23 @@ def test_vacuous_bound_and_constant_model_are_reported():
     assert any("certifies nothing" in p for p in est.search_.problems)
 
 
+def test_a_default_svr_no_better_than_the_mean_says_so_in_regression_terms():
+    """The default strategy on a target independent of X: its validation MSE is no better than
+    predicting the training part's mean, said with the MSE (not an error rate of the larger
+    class, as the classifier's)."""
+    from svmbound.checks import ModelWarning
+
+    rng = np.random.RandomState(0)
+    X, y = rng.randn(200, 5), rng.randn(200)
+    with pytest.warns(ModelWarning) as seen:
+        est = BoundSVR(random_state=0).fit(X, y)
+    said = [str(w.message) for w in seen if "no better than" in str(w.message)]
+    assert said and all("larger class" not in m and "rate" not in m for m in said), said
+    assert "CV MSE" in said[0] and "predicting the training part's mean" in said[0]
+    mse, mean_mse = est.search_.fun, est.search_.validation["trivial_rate"]
+    assert mse >= mean_mse - 1e-12 and f"{mse:.3g}" in said[0] and f"{mean_mse:.3g}" in said[0]
+
+
 def test_grid_of_an_svr_criterion_at_a_fixed_epsilon():
     """evaluate_grid on an SVR criterion with ln ε fixed: each value is the criterion at
     (ln C, ln σ², ln ε) and each test error the test MSE of the L2-SVR trained there."""

@@ -302,6 +302,8 @@ class _SVRHeldOut(SVRCriterion):
     differentiable = False
     #: the value is an average error, not a count (the default strategy's report)
     counts_errors = False
+    #: what ``trivial_value`` is the error of (the default strategy's report and warning)
+    trivial_what = "predicting the training part's mean"
 
     def __init__(self, problem, kernel, *, loss: str = "l2", **kw):
         super().__init__(problem, kernel, **kw)

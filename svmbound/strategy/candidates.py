@@ -121,8 +121,9 @@ def validation_problems(result) -> list[str]:
     if float(result.fun) < val["trivial_rate"] - 1e-12:
         return []
     what = val.get("trivial_what", "always predicting the larger class")
-    return [f"the chosen model's {val['how']} rate {float(result.fun):.3f} is no better than "
-            f"{what} ({val['trivial_rate']:.3f})"]
+    measure = val.get("measure", f"{val['how']} rate")
+    return [f"the chosen model's {measure} {float(result.fun):.3g} is no better than {what} "
+            f"({val['trivial_rate']:.3g})"]
 
 
 

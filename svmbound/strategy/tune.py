@@ -404,7 +404,16 @@ def _choice(records, cv, stages, path, split, n_rows, weighted, start_added,
         success=True, status=0, message=message, path=path, candidates=records, stages=stages,
         chosen=chosen["source"], n_folds=cv.n_folds, subsample=sub,
         validation={"how": how.split(" (")[0], "trivial_rate": trivial / n_held,
-                    "trivial_what": trivial_what})
+                    "trivial_what": trivial_what, "measure": _measure(cv, how)})
+
+
+def _measure(cv, how: str) -> str:
+    """What the validation's value is, for the report: "5-fold CV error rate" (a classifier's
+    share of errors), "5-fold CV MSE" (a regressor's ``metric``), "hold-out …" likewise."""
+    how = how.split(" (")[0]
+    if getattr(cv, "counts_errors", True):
+        return f"{how} rate"
+    return f"{how[:-len(' error')] if how.endswith(' error') else how} {cv.metric}"
 
 
 def _cv_tol(tol: float, config: StrategyConfig) -> float:
