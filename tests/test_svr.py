@@ -151,6 +151,11 @@ def test_regression_criteria_refuse_bad_targets_and_tasks():
         BoundSVR(criterion="span").fit(X, y)
     with pytest.raises(ValueError, match="must be numbers"):
         BoundSVR().fit(X, np.array(["a"] * 20))
+    # y·1e152 ran into "fun(x0) is not finite (inf) at x0 = [...]": its squares overflow
+    with pytest.raises(ValueError, match=r"regression targets too large for float64: the "
+                                         r"largest \|y\| is .* Rescale the targets"):
+        BoundSVR().fit(X, y * 1e160)
+    BoundSVR(criterion="svr-span", max_iter=2).fit(X, y * 1e140)     # n·max|y|² still finite
 
 
 @pytest.mark.parametrize("loss", ["l2", "l1"])

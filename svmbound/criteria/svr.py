@@ -51,7 +51,8 @@ __all__ = ["SVRCriterion", "SVRSpanBound", "SVRSpanEstimate", "SVRRadiusMargin",
 
 
 def check_targets(y, n: int) -> np.ndarray:
-    """Real regression targets: n finite numbers (a ValueError naming the problem)."""
+    """Real regression targets: n finite numbers whose squared errors add up in float64
+    (n·max|y|² below its largest number), else a ValueError naming the problem."""
     try:
         z = np.asarray(y, dtype=np.float64).ravel()
     except (TypeError, ValueError):
@@ -62,6 +63,13 @@ def check_targets(y, n: int) -> np.ndarray:
         raise ValueError(f"{z.size} targets for {n} rows")
     if not np.all(np.isfinite(z)):
         raise ValueError("regression targets must be finite (no NaN or infinity)")
+    m = float(np.abs(z).max()) if z.size else 0.0
+    if m > 0.0 and np.log10(max(n, 1)) + 2.0 * np.log10(m) > np.log10(np.finfo(np.float64).max):
+        raise ValueError(f"regression targets too large for float64: the largest |y| is {m:.3g}, "
+                         f"so a sum of {n} squared errors (about 1e"
+                         f"{np.log10(max(n, 1)) + 2.0 * np.log10(m):.0f}) overflows. Rescale "
+                         "the targets (e.g. TransformedTargetRegressor(BoundSVR(), "
+                         "transformer=StandardScaler()))")
     return z
 
 
