@@ -32,6 +32,7 @@ from .cli_common import (_DEFAULT_SUBSAMPLE, _TERMINATION, EXIT_INTERRUPTED, EXI
                          scaled_model, write_model_files)
 from .cli_output import check_output_path, write_atomic
 from .cli_report import criteria_table, fallback_report, jsonable_floats, path_report, summary
+from .cli_svmtrain import DEFAULT_DEGREE, DEFAULT_TOL
 from .cli_svr import check_class_labels, check_svr_options, run_tune_svr
 from .criteria import ALIASES, CRITERIA
 from .datasets import load_demo, load_libsvm_files
@@ -64,12 +65,12 @@ def _add_tune_options(p):
                         "SVC / LIBSVM model without a range file)")
     p.add_argument("--start", nargs="+", type=float, metavar="X",
                    help="start point, e.g. LNC LNSIGMA2 (default: ln C = 0 and, for --criterion auto, the ln sigma^2 of scikit-learn's gamma='scale'; 0 0 otherwise)")
-    p.add_argument("--degree", nargs="+", type=int, default=[3], metavar="D",
+    p.add_argument("--degree", nargs="+", type=int, default=[DEFAULT_DEGREE], metavar="D",
                    help="polynomial degree D, or a range LOW HIGH searched by --search annealing "
                         "(default 3)")
     p.add_argument("--coef0", type=float, default=1.0,
                    help="start value of the polynomial kernel's c (tuned; default 1)")
-    p.add_argument("--tol", type=float, default=1e-6,
+    p.add_argument("--tol", type=float, default=DEFAULT_TOL,
                    help="solver tolerance, in [1e-14, 1] (default 1e-6)")
     p.add_argument("--max-iter", type=int, default=100,
                    help="maximal iterations of the gradient searches (default 100)")

@@ -7,6 +7,10 @@ import sys
 
 SVM_TYPES = {0: "C-SVC", 1: "nu-SVC", 2: "one-class SVM", 3: "epsilon-SVR", 4: "nu-SVR"}
 KERNEL_TYPES = {0: "linear", 1: "poly", 2: "rbf"}
+#: tune's --degree and --tol when not given (``cli.py``): an svm-train -d or -e that differs from
+#: a value given to them is refused as -t/--kernel and -m/--cache-size are
+DEFAULT_DEGREE = 3
+DEFAULT_TOL = 1e-6
 #: svm-train's options that svmbound refuses, and why
 REFUSED = {
     "-c": "use -log2c and -log2g (grid.py); a fixed C is -log2c L,L,1 with L = log2(C)",
@@ -82,7 +86,11 @@ def svm_train_options(args) -> list[str]:
         if args.kernel != "poly":
             raise ValueError(f"svm-train option -d {args.svm_d} sets the degree of the "
                              f"polynomial kernel (-t 1); the {args.kernel} kernel has none")
-        args.degree = [_number("-d", args.svm_d, "a degree >= 1", low=1, integer=True)]
+        v = _number("-d", args.svm_d, "a degree >= 1", low=1, integer=True)
+        if list(args.degree) not in ([DEFAULT_DEGREE], [v]):
+            raise ValueError(f"-d {args.svm_d} and --degree "
+                             f"{' '.join(map(str, args.degree))} disagree; give one of them")
+        args.degree = [v]
         given.append("-d")
     if args.svm_m is not None:
         v = _number("-m", args.svm_m, "the kernel cache in MB, a number > 0", low=0.0)
@@ -94,8 +102,12 @@ def svm_train_options(args) -> list[str]:
         args.cache_size = v
         given.append("-m")
     if args.svm_e is not None:
-        args.tol = _number("-e", args.svm_e, "the stopping tolerance, a number in [1e-14, 1]",
-                           low=1e-14, high=1.0)
+        v = _number("-e", args.svm_e, "the stopping tolerance, a number in [1e-14, 1]",
+                    low=1e-14, high=1.0)
+        if args.tol not in (DEFAULT_TOL, v):
+            raise ValueError(f"-e {args.svm_e} and --tol {args.tol:g} disagree; give one of "
+                             "them")
+        args.tol = v
         given.append("-e")
     if args.svm_h is not None:
         v = _number("-h", args.svm_h, "0 or 1 (shrinking heuristics)", 0, 1, integer=True)

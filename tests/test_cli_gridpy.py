@@ -478,6 +478,8 @@ def test_kernel_type_option(files, capsys, fitted, t, kernel, extra):
     (["-d", "3"], "svm-train option -d 3 sets the degree of the polynomial kernel (-t 1)"),
     (["-m", "0"], "-m 0: expected the kernel cache in MB"),
     (["-m", "100", "--cache-size", "50"], "-m 100 and --cache-size 50 disagree"),
+    (["-t", "1", "-d", "2", "--degree", "4"], "-d 2 and --degree 4 disagree"),
+    (["-e", "0.1", "--tol", "1e-05"], "-e 0.1 and --tol 1e-05 disagree"),
     (["-e", "2"], "-e 2: expected the stopping tolerance"),
     (["-h", "2"], "-h 2: expected 0 or 1"),
     (["-b", "2"], "-b 2: expected 0 or 1"),
