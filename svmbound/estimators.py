@@ -384,7 +384,7 @@ class BoundSVC(ClassifierMixin, BoundSVMBase):
         if len(self.classes_) > 2:
             return ovo_predict_proba(self, X)
         p1 = np.clip(sigmoid_predict(self.decision_function(X), self.probA_[0],
-                                     self.probB_[0]), MIN_PROB, 1.0 - MIN_PROB)
+                                     -self.probB_[0]), MIN_PROB, 1.0 - MIN_PROB)   # SVC's B
         return np.column_stack([1.0 - p1, p1])
 
     @available_if(_check_proba)

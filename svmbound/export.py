@@ -155,13 +155,16 @@ def _class_weight(estimator, order) -> np.ndarray | None:
 
 def _platt(estimator, flip: bool = False) -> dict:
     """``prob_a``/``prob_b`` of the model from the estimator's ``probA_``/``probB_`` (none
-    without). BoundSVC's sigmoid gives P(classes_[1] | f); with classes_[0] first (flip) the
-    LIBSVM value is −f and P(classes_[0]) = 1/(1 + exp(A·(−f) − B)): the same A, −B."""
+    without), which are SVC's: P(a pair's first label | its value f) = 1/(1 + exp(A·f + B));
+    two classes: P(classes_[0] | −f), f = ``decision_function``. A binary model with
+    classes_[1] first (not ``flip``) has the value f and P(classes_[1] | f) = 1/(1 + exp(A·f
+    − B)): the same A, −B."""
     if not hasattr(estimator, "probA_"):
         return {}
     A = np.asarray(estimator.probA_, dtype=np.float64).copy()
     B = np.asarray(estimator.probB_, dtype=np.float64).copy()
-    return {"prob_a": A, "prob_b": -B if flip else B}
+    binary = len(estimator.classes_) == 2
+    return {"prob_a": A, "prob_b": -B if binary and not flip else B}
 
 
 def binary_model(estimator, first: int = 1) -> LibsvmModel:

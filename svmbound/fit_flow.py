@@ -522,7 +522,9 @@ def fit_probabilities(est, machine, result, tr, kernel0, held_out) -> int:
         values = cv.held_out_values(tr.theta)
         n_trainings = cv.n_trainings
     _, y_rows, F = values
-    est.probA_, est.probB_ = machine.platt(y_rows, F)
+    A, B = machine.platt(y_rows, F)      # P(the pair's +1 class | f) = 1/(1 + exp(A·f + B))
+    # two classes: SVC's B, whose sigmoid gives P(classes_[0]) of LIBSVM's value −f
+    est.probA_, est.probB_ = A, (-B if len(est.classes_) == 2 else B)
     return n_trainings
 
 

@@ -205,7 +205,7 @@ def fit_per_pair(est, X, y_idx, weights=None):
     est.pair_estimators_ = subs
     if est.probability:      # each pair's BoundSVC: +1 (its classes_[1]) is class i
         est.probA_ = np.array([sub.probA_[0] for sub in subs])
-        est.probB_ = np.array([sub.probB_[0] for sub in subs])
+        est.probB_ = np.array([-sub.probB_[0] for sub in subs])    # (a binary one's is SVC's)
     est.search_ = SearchResult(
         x=est.best_theta_, fun=est.best_value_, jac=None,
         nfev=int(sum(s.search_.get("nfev", 0) for s in subs)),

@@ -152,8 +152,8 @@ def test_default_strategy_sigmoid_is_platts_on_the_validations_out_of_fold_value
     cv.keep_held_out = True
     cv.evaluate(np.log([C, s2]), need_grad=False)
     _, y_rows, F = cv.held_out_values(np.log([C, s2]))
-    A, B = sigmoid_train(F, y_rows)
-    np.testing.assert_allclose([est.probA_[0], est.probB_[0]], [A, B], rtol=0.05, atol=0.05)
+    A, B = sigmoid_train(F, y_rows)            # P(classes_[1] | f): SVC's B is −B
+    np.testing.assert_allclose([est.probA_[0], est.probB_[0]], [A, -B], rtol=0.05, atol=0.05)
 
 
 def test_named_criterion_probabilities_take_one_cv_at_the_tuned_point(cancer):
@@ -241,3 +241,32 @@ def test_exported_binary_svc_gives_our_probabilities_to_its_coupling_tolerance(c
     np.testing.assert_allclose(svc.predict_proba(X), est.predict_proba(X), atol=5e-3)
     plain = BoundSVC(loss="l1", random_state=0).fit(X, y).to_svc()
     assert not plain.probability
+
+
+@pytest.mark.parametrize("three", [None, "shared", "per-pair"])
+def test_probA_and_probB_are_svcs_and_give_predict_proba_by_svcs_rule(cancer, three):
+    """probA_ / probB_ as a fitted SVC holds them (the hostile probe found a binary model's
+    probB_ of the opposite sign): equal to ``to_svc()``'s, and for two classes SVC's rule —
+    P(classes_[0]) = 1/(1 + exp(A·(−f) + B)) with f = decision_function — gives
+    predict_proba."""
+    if three:
+        X, y = load_iris(return_X_y=True)
+    else:
+        X, y = cancer
+    est = BoundSVC(probability=True, random_state=0,
+                   multiclass_theta=three or "shared").fit(X, y)
+    if three == "per-pair":        # no SVC: each pair's sigmoid is its own BoundSVC's
+        D = est.set_params(decision_function_shape="ovo").decision_function(X)
+        for p, sub in enumerate(est.pair_estimators_):      # pair p's +1: its classes_[1]
+            mine = 1.0 / (1.0 + np.exp(est.probA_[p] * D[:, p] + est.probB_[p]))
+            np.testing.assert_allclose(np.clip(mine, 1e-7, 1 - 1e-7),
+                                       sub.predict_proba(X)[:, 1], rtol=1e-12, atol=1e-15)
+        return
+    svc = est.to_svc()
+    np.testing.assert_array_equal(est.probA_, svc.probA_)
+    np.testing.assert_array_equal(est.probB_, svc.probB_)
+    if not three:
+        f = est.decision_function(X)
+        p0 = 1.0 / (1.0 + np.exp(est.probA_[0] * -f + est.probB_[0]))
+        np.testing.assert_allclose(est.predict_proba(X)[:, 0], np.clip(p0, 1e-7, 1 - 1e-7),
+                                   rtol=1e-12, atol=1e-15)
