@@ -140,6 +140,7 @@ class BoundSVMBase(BaseEstimator):
         function on its first call is raised a moment later, outside numba's code
         (``solvers.interrupt.ctrl_c_outside_the_compiler``)."""
         self._validate_params()
+        self._forget_model()       # an earlier fit's model is not kept beside this one's
         with limit_blas(1), solve_threads_scope(n_workers(self.n_jobs)), \
                 ctrl_c_outside_the_compiler():
             return self._fit(X, y, sample_weight)

@@ -315,6 +315,7 @@ class BoundSVC(ClassifierMixin, BoundSVMBase):
         self.class_weight_ = data.class_weight
         self._validate(params_checked=True)     # _validate_params ran in fit
         if data.n_classes == 2:
+            self.shape_fit_ = data.shape
             return fit_bound_svm(self, data, BinaryMachine(self, data), t0)
         # one-vs-one: the pair problems are small and the parallelism is over the pairs
         # (n_jobs threads); pairs too small for threads to pay run on one (pair_threads)

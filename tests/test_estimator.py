@@ -262,3 +262,16 @@ def test_grid_search_over_C_alone_for_the_linear_kernel(cancer):
     np.testing.assert_allclose(clf.best_value_, min(values), rtol=1e-6)
     assert clf.best_theta_[0] == np.arange(-4.0, 2.1, 1.0)[int(np.argmin(values))] or \
         clf.c_projected_
+
+
+def test_a_refit_keeps_nothing_of_the_earlier_model():
+    """A 3-class fit, then a binary one on the same estimator: shape_fit_ is the new X's and
+    the one-vs-one attributes are gone (shape_fit_ stayed (150, 4), hostile probe)."""
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    est = BoundSVC(random_state=0).fit(X, y)
+    assert est.shape_fit_ == (150, 4) and hasattr(est, "pair_models_")
+    est.fit(X[50:120, :3], y[50:120])
+    assert est.shape_fit_ == (70, 3) and not hasattr(est, "pair_models_")
+    assert list(est.classes_) == [1, 2]
