@@ -421,6 +421,32 @@ def test_a_log_from_other_data_or_parameters_is_refused(small, tmp_path):
 
 
 
+@pytest.mark.parametrize("change, message", [
+    (lambda e: {**e, "grad": [float("nan")] * len(e["theta"])}, "gradient .* is not 2 finite"),
+    (lambda e: {**e, "value": None}, "value None is not a number"),
+    (lambda e: {**e, "value": float("nan")}, "value nan is not a number"),
+    (lambda e: {k: v for k, v in e.items() if k != "tag"}, "no stage tag"),
+    (lambda e: {k: v for k, v in e.items() if k != "theta"}, "theta None is not a list of"),
+    (lambda e: {**e, "info": [1, 2]}, "info is not a JSON object"),
+    (lambda e: {**e, "need_grad": "no"}, "need_grad is not true or false"),
+    (lambda e: 5, " is not an evaluation"),
+])
+def test_a_damaged_log_entry_is_refused_by_line(small, tmp_path, change, message):
+    """A resume reads every logged evaluation as the search would use it: one that is not an
+    object, lacks a field, or holds a NaN (a NaN gradient moved the search silently) is a
+    LogMismatch naming the file and the line, not a traceback from inside the replay."""
+    import json
+
+    X, y = small
+    log = tmp_path / "run.jsonl"
+    BoundSVC(log_file=str(log), max_iter=2, criterion="span").fit(X, y)
+    lines = log.read_text().splitlines()
+    lines[1] = json.dumps(change(json.loads(lines[1])))
+    log.write_text("\n".join(lines) + "\n")
+    with pytest.raises(LogMismatch, match=rf"run.jsonl line 2.*{message}"):
+        BoundSVC(log_file=str(log), resume=True, max_iter=2, criterion="span").fit(X, y)
+
+
 def test_a_new_log_refuses_a_file_that_is_not_a_log_and_says_it_replaces_one(small, tmp_path):
     from svmbound.exceptions import SearchLogWarning
 

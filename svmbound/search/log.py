@@ -131,6 +131,33 @@ def _normalised(obj):
     return json.loads(json.dumps(jsonable(obj)))
 
 
+def _numbers(v, finite: bool = True) -> bool:
+    """Whether v is a JSON list of numbers (not booleans), all finite with ``finite``."""
+    return isinstance(v, list) and all(
+        isinstance(x, (int, float)) and not isinstance(x, bool)
+        and (np.isfinite(x) or not finite) for x in v)
+
+
+def _entry_problem(entry: dict) -> str | None:
+    """What is wrong with a logged evaluation (the fields ``SearchLog.record`` writes that a
+    replay reads), or None: θ a list of finite numbers, the value a number (±inf allowed, as a
+    criterion may return it; not NaN), the gradient null or finite numbers, one per θ entry."""
+    theta, value, grad = entry.get("theta"), entry.get("value"), entry.get("grad")
+    if not isinstance(entry.get("tag"), str):
+        return "no stage tag"
+    if not _numbers(theta) or not theta:
+        return f"theta {theta!r} is not a list of finite numbers"
+    if not isinstance(entry.get("need_grad"), bool):
+        return "need_grad is not true or false"
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or np.isnan(value):
+        return f"value {value!r} is not a number"
+    if grad is not None and not (_numbers(grad) and len(grad) == len(theta)):
+        return f"gradient {grad!r} is not {len(theta)} finite numbers"
+    if not isinstance(entry.get("info"), dict):
+        return "info is not a JSON object"
+    return None
+
+
 class SearchLog:
     """An append-only JSON-lines log of criterion evaluations, with the replay cursor of a
     resumed run (module docstring).
@@ -234,9 +261,15 @@ class SearchLog:
             except ValueError:
                 raise LogMismatch(f"{self.path} line {k} is not valid JSON: the log is "
                                   "damaged") from None
+            if not isinstance(entry, dict):
+                raise LogMismatch(f"{self.path} line {k} is not an evaluation (a JSON object): "
+                                  "the log is damaged")
             if entry.get("i") != len(self.entries):
                 raise LogMismatch(f"{self.path} line {k}: evaluation number {entry.get('i')}, "
                                   f"expected {len(self.entries)}: the log is damaged")
+            why = _entry_problem(entry)
+            if why is not None:
+                raise LogMismatch(f"{self.path} line {k}: {why}: the log is damaged")
             self.entries.append(entry)
         if tail:                         # a line cut short by a kill: drop it
             os.ftruncate(self._fd, good_len)
@@ -249,6 +282,9 @@ class SearchLog:
                               f"{str(header.get('data'))[:12]}…, this data "
                               f"{self.data[:12]}…); start a new log")
         logged = header.get("run", {})
+        if not isinstance(logged, dict):
+            raise LogMismatch(f"{self.path}: the parameters in line 1 are not a JSON object: "
+                              "the log is damaged")
         if logged != self.run:
             keys = sorted(set(logged) | set(self.run))
             diff = [f"{k}: {logged.get(k, '<absent>')!r} in the log, "
