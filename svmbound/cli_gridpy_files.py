@@ -125,7 +125,9 @@ def resumed_lookup(resumed: dict) -> dict:
 
 def read_resume_file(path) -> dict:
     """grid.py's reading of a -resume file: {(log2c, log2g): rate} from every line with a
-    ``rate=``; a point given twice keeps its first place and its last rate (grid.py's dict)."""
+    ``rate=``; a point given twice keeps its first place and its last rate (grid.py's dict). A
+    rate outside [0, 100] (an accuracy in percent) is a ValueError naming the line: the
+    rates decide the model."""
     found = {}
     try:
         with open(path, encoding="ascii", errors="replace") as fh:
@@ -141,6 +143,11 @@ def read_resume_file(path) -> dict:
                 except ValueError:
                     raise ValueError(f"-resume {path}: cannot read the line {line.strip()!r} "
                                      "(grid.py's 'log2c=.. log2g=.. rate=..')") from None
+                if not 0.0 <= found[key] <= 100.0 or not all(
+                        v is None or np.isfinite(v) for v in key):
+                    raise ValueError(f"-resume {path}: the line {line.strip()!r} is no grid "
+                                     "point's cross-validation accuracy (a rate in percent, 0 "
+                                     "to 100, at finite log2c and log2g)")
     except OSError as exc:
         raise ValueError(f"-resume {path}: cannot read it ({exc.strerror or exc})") from None
     return found

@@ -595,6 +595,11 @@ def test_resume_with_points_outside_the_grid_and_errors(files, capsys, monkeypat
             (["-resume", str(resume), "--search", "annealing"], "cannot be combined")):
         assert main(["tune", train, "--quiet"] + argv + TINY) == 2
         assert message in capsys.readouterr().err
+    # a rate that is no accuracy in percent decided the model (it reported "value -50")
+    resume.write_text("log2c=0.0 log2g=-1.0 rate=150\n")
+    assert main(["tune", train, "--quiet", "-resume", str(resume), "-out", "null"] + TINY) == 2
+    assert ("the line 'log2c=0.0 log2g=-1.0 rate=150' is no grid point's cross-validation "
+            "accuracy (a rate in percent, 0 to 100" in capsys.readouterr().err)
 
 
 # -- -png ---------------------------------------------------------------------------------------
