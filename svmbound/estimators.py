@@ -410,8 +410,11 @@ class BoundSVC(ClassifierMixin, BoundSVMBase):
         (scikit-learn couples even two classes by Wu, Lin & Weng's iteration: its binary
         probabilities agree with ours to about 0.005). Three or more classes need one kernel
         for all pairs (multiclass_theta='shared'). A model fitted on sparse X gives the SVC
-        that ``SVC.fit`` makes from sparse X (CSR support vectors, never densified)."""
-        return export_to_svc(model_of(self, first=0), self.classes_, tol=self._final_tol())
+        that ``SVC.fit`` makes from sparse X (CSR support vectors, never densified). The SVC
+        has this estimator's ``decision_function_shape`` and ``break_ties``."""
+        return export_to_svc(model_of(self, first=0), self.classes_, tol=self._final_tol(),
+                             decision_function_shape=self.decision_function_shape,
+                             break_ties=self.break_ties)
 
     def save_libsvm_model(self, path, range_path=None, zero_based=False):
         """Write this model in LIBSVM's text format (``svm_load_model`` / ``svm-predict`` read

@@ -425,7 +425,8 @@ def _on_raw_features(model: LibsvmModel, name: str, est):
     return Pipeline([("scale", feature_scaler(model.feature_scale)), (name, est)])
 
 
-def to_svc(model: LibsvmModel, classes, tol: float = 1e-3):
+def to_svc(model: LibsvmModel, classes, tol: float = 1e-3, decision_function_shape: str = "ovr",
+           break_ties: bool = False):
     """A fitted ``sklearn.svm.SVC`` holding ``model`` (nothing is trained); for a model on
     scaled features (ARD, ``model.feature_scale``) the fitted
     ``Pipeline([("scale", feature_scaler(σ)), ("svc", SVC)])``.
@@ -441,6 +442,8 @@ def to_svc(model: LibsvmModel, classes, tol: float = 1e-3):
     None when all are 1) and ``class_weight_`` its array, as ``SVC.fit`` sets them; ``C`` is
     the tuned C for both losses — refitting (``clone(svc).fit``) trains an L1-SVM (LIBSVM's
     C-SVC), the same problem as the estimator's for loss='l1', not for loss='l2'.
+    ``decision_function_shape`` and ``break_ties``: the estimator's, which SVC's
+    ``decision_function`` and ``predict`` (three or more classes) follow as ours do.
     """
     from sklearn.svm import SVC
 
@@ -457,6 +460,7 @@ def to_svc(model: LibsvmModel, classes, tol: float = 1e-3):
         raise ValueError(f"class_weight has {weights.size} entries for {classes.size} classes")
     svc = SVC(C=model.C, kernel=_SKLEARN_KERNEL[model.kernel_type], degree=model.degree,
               gamma=model.gamma, coef0=model.coef0, tol=tol,
+              decision_function_shape=decision_function_shape, break_ties=break_ties,
               class_weight=(None if model.class_weight is None
                             else dict(zip(classes.tolist(), weights.tolist()))))
     _set_libsvm_fit(svc, model, model.n_sv)

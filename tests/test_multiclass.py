@@ -109,6 +109,16 @@ def test_export_of_a_multiclass_model_predicts_identically(data, tmp_path):
     np.testing.assert_array_equal(np.asarray(labels), est.predict(Xt))
     est.set_params(decision_function_shape="ovo")
     np.testing.assert_allclose(np.asarray(vals), est.decision_function(Xt), rtol=0, atol=1e-8)
+    # the SVC takes the estimator's decision_function_shape and break_ties (it dropped them:
+    # (n, 3) 'ovr' values against (n, 3) 'ovo', and 32 of 5,000 points predicted otherwise)
+    svc = est.to_svc()
+    assert svc.decision_function_shape == "ovo"
+    np.testing.assert_allclose(svc.decision_function(Xt), est.decision_function(Xt), rtol=0,
+                               atol=1e-10)
+    est.set_params(decision_function_shape="ovr", break_ties=True)
+    Z = np.random.RandomState(0).randn(3000, X.shape[1]) * 2 * X.std(axis=0) + X.mean(axis=0)
+    assert est.to_svc().break_ties
+    np.testing.assert_array_equal(est.to_svc().predict(Z), est.predict(Z))
 
 
 @pytest.mark.parametrize("name, theta", [("rm-l2", (0.5, 0.3)), ("span", (1.0, 0.8)),
