@@ -622,11 +622,14 @@ def run_auto_fallback(est, problem, kernel, callback, criterion_factory=None, X_
 def criterion_rate(crit, result, n):
     """The criterion's estimate of the LOO error rate at the result (None if it has none):
     value/ℓ for the radius–margin bounds (bounds on the number of LOO errors, Chung §2–3),
-    else ``info['rate']`` of the last evaluation when it was made at the result's θ."""
+    else ``info['rate']`` of the last evaluation when it was made at the result's θ (not known
+    when the result's θ holds more than the criterion's: an annealed polynomial degree)."""
     if crit.name.startswith("rm-"):
         return float(result.fun) / n
     last = crit.last
-    if last is not None and "rate" in last.info and np.allclose(last.theta, result.x):
+    x = np.asarray(result.x, dtype=float)
+    if (last is not None and "rate" in last.info and np.shape(last.theta) == x.shape
+            and np.allclose(last.theta, x)):
         return float(last.info["rate"])
     return None
 

@@ -232,6 +232,17 @@ def test_annealing_searches_the_polynomial_degree():
     np.testing.assert_allclose(crit.fun(clf.best_theta_), clf.best_value_, rtol=1e-5)
 
 
+@pytest.mark.parametrize("criterion, loss", [("cv-error", "l1"), ("span-exact", "l2")])
+def test_a_degree_annealed_with_a_rate_criterion_fits(criterion, loss):
+    """Criteria reporting an error rate compared the criterion's θ (no degree) with the
+    annealed θ (with it): "operands could not be broadcast together", after the search."""
+    X, y = make_classification(n_samples=60, n_features=3, n_informative=2, n_redundant=0,
+                               random_state=1)
+    clf = BoundSVC(kernel="poly", degree=(1, 3), search="annealing", criterion=criterion,
+                   loss=loss, max_epochs=4, random_state=0).fit(X / np.abs(X).max(axis=0), y)
+    assert clf.best_params_["degree"] in (1, 2, 3)
+
+
 def test_convex_search_returns_de_bie_c_at_the_start_kernel(cancer):
     from svmbound.search import tune_c_convex
 
