@@ -254,7 +254,8 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
     ranking_ : int per dimension; 1 = kept; then 2, 3, … in reverse order of elimination (the
         last dimension discarded has rank 2; within a round, larger factor = smaller rank)
     scaling_factors_ : float per dimension, 1/σ_k relative to the start (all start at 1): the
-        final factor for kept dimensions, the factor at elimination for the others
+        final factor for kept dimensions, the factor at elimination for the others (0 for a
+        dimension constant over the training rows: it carries nothing and goes first)
     C_ : C of the final machine; kernel_ : its ARD kernel over the kept dimensions (acting on
         ``transform_working(X)``); criterion_value_ : final value of the criterion
     history_ : list of dicts, one per round: n_features, features (working indices), theta,
@@ -314,7 +315,7 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
     # -- checks -----------------------------------------------------------------------------
     def _check_params(self):
         self._validate_params()
-        crit_cls = criterion_class(self.criterion)
+        crit_cls = criterion_class(self.criterion, task="classification")
         if not crit_cls.differentiable:
             raise ValueError(f"criterion {self.criterion!r} is not differentiable; the "
                              "scaling factors need a gradient (use 'rm-l2' or 'span')")
@@ -425,6 +426,9 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
         active = np.arange(D)
         theta = np.zeros(D)                      # ln σ_k², all factors 1 (step 1)
         factors = np.ones(D)
+        # a dimension constant over the rows carries nothing: its gradient is 0, so its factor
+        # would stay at 1 and outlive informative ones; it gets factor 0 and goes first
+        constant = np.ptp(Z, axis=0) == 0.0
         elim_round = np.full(D, -1)
         history = []
         n_eval = 0
@@ -460,7 +464,7 @@ class ScalingSelector(SelectorMixin, BaseEstimator):
                 theta[active] = res.x[1:]
             else:
                 theta[active] = res.x
-            factors[active] = np.exp(-0.5 * theta[active])
+            factors[active] = np.where(constant[active], 0.0, np.exp(-0.5 * theta[active]))
             entry = {"round": rnd, "n_features": int(active.size), "features": active.copy(),
                      "theta": np.concatenate([[log_C], theta[active]]), "value": float(res.fun),
                      "C": C_of(log_C), "scaling_factors": factors[active].copy(),

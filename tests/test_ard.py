@@ -538,11 +538,27 @@ def test_scaling_selector_in_pipeline_and_pca():
     (dict(criterion="nope"), "unknown criterion"), (dict(bounds=(1, 2)), "bounds"),
     (dict(n_features_to_select=0), "n_features_to_select"), (dict(search="cg"), "search"),
     (dict(n_features_to_select=50), "larger than"),
+    (dict(criterion="svr-span"), "criterion 'svr-span' is for regression, not classification"),
 ])
 def test_scaling_selector_bad_parameters(params, match):
     X, y = make_linear_toy(20, n_features=8, random_state=0)
     with pytest.raises(ValueError, match=match):
         ScalingSelector(**{"n_features_to_select": 2, **params}).fit(X, y)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf"])
+def test_scaling_selector_drops_constant_features_first(kernel):
+    """A feature constant over the rows (a LIBSVM index that never occurs: all zeros) has a
+    zero gradient, so its factor stayed at 1 and it was kept before informative ones (the
+    hostile probe: [1, 8, 9] of 3 kept). Now its factor is 0 and it goes first."""
+    X, y = make_classification(n_samples=100, n_features=8, n_informative=3, n_redundant=0,
+                               shuffle=False, random_state=0)
+    Xc = np.c_[X, np.full(100, 5.0), np.zeros(100)]
+    sel = ScalingSelector(3, kernel=kernel, random_state=0).fit(Xc, y)
+    assert not sel.support_[8:].any(), sel.get_support(indices=True)
+    top = sel.ranking_.max()
+    assert sorted(sel.ranking_[8:]) == [top - 1, top]           # the last two ranks
+    assert np.all(sel.scaling_factors_[8:] == 0.0)
 
 
 def test_scaling_selector_auto_box_lets_a_linear_factor_pass_the_fixed_box():
