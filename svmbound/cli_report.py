@@ -114,8 +114,8 @@ def summary(r: dict) -> str:
     if "test_accuracy" in r:
         lines.append(f"  test     accuracy {100 * r['test_accuracy']:.2f} %")
     if r.get("c_projected"):
-        lines.append("  note     ln C reached its upper bound with no bounded SV: C set to max alpha "
-                     "(Chung §4.3)")
+        lines.append("  note     no support vector at its bound C: C lowered to max alpha, which "
+                     "trains the same model (Chung §4.3)")
     if "plot" in r:
         lines.append(f"  plot     {r['plot']}")
     if "model" in r:
@@ -141,8 +141,8 @@ def regression_summary(r: dict) -> str:
         lines.append(f"  test     MSE {r['test_mse']:.6g}, MAE {r['test_mae']:.6g}, "
                      f"R^2 {_r2_text(r['test_r2'])} ({r['n_test']} rows)")
     if r.get("c_projected"):
-        lines.append("  note     ln C reached its upper bound with no bounded SV: C set to max "
-                     "|alpha - alpha*| (Chung §4.3)")
+        lines.append("  note     no support vector at its bound C: C lowered to max "
+                     "|alpha - alpha*|, which trains the same model (Chung §4.3)")
     if "model" in r:
         lines.append(f"  saved    LIBSVM model {r['model']}"
                      + (f" (svm-scale ranges {r['range_file']})" if "range_file" in r else ""))

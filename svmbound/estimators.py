@@ -3,8 +3,9 @@
 ``BoundSVC.fit`` (1) builds the criterion (e.g. the radius–margin bound of the chosen loss),
 (2) minimises it over θ = (ln C, kernel θ) with the chosen search (projected BFGS, Chung §4.2),
 (3) applies Chung §4.3 — an L1 solution with no bounded support vector (typically after the
-search ran towards ln C = 10) is reported with C = max α, which leaves the model unchanged —
-and (4) trains the final SVM of that loss at the chosen point.
+search ran towards ln C = 10) is reported with C = max α, which leaves the model unchanged; a
+grid search keeps its grid point — and (4) trains the final SVM of that loss at the chosen
+point.
 """
 
 from __future__ import annotations

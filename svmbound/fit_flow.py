@@ -170,7 +170,8 @@ class BinaryMachine(ClassifierMachine):
                                warm_from=warm_from, cache_size=est.cache_size,
                                check_input=False, weights=weights)
         projected = False
-        if est.loss == "l1" and final.bounded.size == 0 and final.alpha.max() > 0:
+        if (est.loss == "l1" and final.bounded.size == 0 and final.alpha.max() > 0
+                and est.search != "grid"):     # a grid's C is the point it was asked for
             C = float(final.alpha.max() if weights is None else (final.alpha / weights).max())
             theta[0] = np.log(C)
             final.C = C

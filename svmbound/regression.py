@@ -180,7 +180,8 @@ class RegressionMachine:
                              start=start, cache_size=est.cache_size, weights=weights)
         projected = False
         beta = np.abs(sol.beta)
-        if est.loss == "l1" and sol.bounded.size == 0 and beta.max() > 0:
+        if (est.loss == "l1" and sol.bounded.size == 0 and beta.max() > 0
+                and est.search != "grid"):     # a grid's C is the point it was asked for
             C = float(beta.max() if weights is None else (beta / weights).max())
             theta[0] = np.log(C)
             sol.C = C

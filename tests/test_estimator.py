@@ -72,6 +72,17 @@ def test_clone_get_params_pipeline(cancer):
     assert pipe.score(Xt, yt) > 0.85
 
 
+def test_a_grid_search_keeps_its_grid_point_without_bounded_svs():
+    """grid.py's way: the C reported is the grid point picked (it was lowered to max α, 1.73
+    for log2c = 1, and the command line said ln C had reached its upper bound)."""
+    X, y = make_classification(100, 6, random_state=0)
+    ls = np.log(0.25)
+    grid = {"log_C": (-np.log(2), 15 * np.log(2), 2 * np.log(2)), "log_sigma2": (ls, ls, 1.0)}
+    est = BoundSVC(loss="l1", criterion="cv-error", search="grid", grid=grid).fit(X, y)
+    assert est.best_params_["C"] == 2.0 and not est.c_projected_
+    assert est.alpha_.max() < 2.0                              # no support vector at C
+
+
 def test_l1_no_bounded_sv_rule_keeps_the_model():
     """Chung §4.3: an L1 solution with no bounded SV is reported with C = max α, same model."""
     X, y = make_classification(n_samples=80, n_features=4, n_informative=4, n_redundant=0,
