@@ -148,6 +148,12 @@ def check_data_scale(X, name: str = "X") -> None:
             f"at a scale float64 cannot square. {advice}")
 
 
+def shown_label(v) -> str:
+    """A label as a message shows it: the Python value's repr (1.0, 'a'), not NumPy's
+    (np.float64(1.0))."""
+    return repr(v.item() if isinstance(v, np.generic) else v)
+
+
 def warn_if_degenerate(X) -> bool:
     """A ``DataWarning`` (and True) when every row of X is the same point: no kernel can tell
     the samples apart, every criterion is flat and the SVM predicts one class.
@@ -163,7 +169,8 @@ def warn_if_degenerate(X) -> bool:
     same = (all_rows_equal(X) if issparse(X) else bool(np.all(X == X[0])))
     if X.shape[0] > 1 and same:
         warnings.warn(f"all {X.shape[0]} rows of X are identical: no kernel distinguishes the "
-                      "samples, so the criterion is flat and the model predicts a single class",
+                      "samples, so the criterion is flat and the model predicts one value "
+                      "everywhere",
                       DataWarning, stacklevel=3)
         return True
     return False
@@ -200,9 +207,11 @@ def check_binary_y(y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
     _check_class_labels(y)
     classes = np.unique(y)
     if classes.size < 2:
-        raise ValueError(f"y has a single class ({classes[0]!r}); an SVM needs two classes")
+        raise ValueError(f"y has a single class ({shown_label(classes[0])}); an SVM needs two "
+                         "classes")
     if classes.size > 2:
-        raise ValueError(f"y has {classes.size} classes {list(classes[:10])}; svmbound handles binary "
+        raise ValueError(f"y has {classes.size} classes {[v.item() for v in classes[:10]]}; "
+                         "svmbound handles binary "
                          "problems (exactly two label values)")
     y_pm = np.where(y == classes[1], 1.0, -1.0)
     return y_pm, classes
@@ -333,7 +342,8 @@ def check_class_y(y, n_samples: int, warn: bool = False) -> tuple[np.ndarray, np
         raise ValueError(f"y mixes label types (e.g. strings and numbers): {y[:5].tolist()}; "
                          "use labels of one type") from None
     if classes.size < 2:
-        raise ValueError(f"y has a single class ({classes[0]!r}); an SVM needs two classes")
+        raise ValueError(f"y has a single class ({shown_label(classes[0])}); an SVM needs two "
+                         "classes")
     if classes.size > 2 and y.dtype.kind == "f" and not np.all(classes == np.round(classes)):
         raise ValueError(f"Unknown label type: continuous. y has {classes.size} distinct values, "
                          f"non-integer ones among them (e.g. {classes[classes != np.round(classes)][:3].tolist()}); "

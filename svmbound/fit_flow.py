@@ -536,8 +536,9 @@ def grid_axes(est, param_names, lower, upper):
     """The axes of ``search='grid'`` from ``est.grid`` ({parameter: (begin, end, step)}; a
     parameter it does not name: its box in steps of 1)."""
     if len(param_names) not in (1, 2):
-        raise ValueError(f"search='grid' needs one or two parameters, the {est.kernel} "
-                         f"kernel gives {len(param_names)}")
+        raise ValueError(f"search='grid' needs one or two parameters, this search has "
+                         f"{len(param_names)} ({', '.join(param_names)}): use "
+                         "search='annealing' or a gradient search")
     if est.grid is not None and not isinstance(est.grid, dict):
         raise ValueError(f"grid must be a dict {{parameter: (begin, end, step)}} with "
                          f"parameters {param_names}, got {est.grid!r}")

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
 
-from svmbound import BoundSVC, solve_radius, solve_svm_dual
+from svmbound import BoundSVC, BoundSVR, solve_radius, solve_svm_dual
 from svmbound.cli import main
 from svmbound.criteria import Problem, make_criterion
 from svmbound.kernels import LinearKernel, RBFKernel
@@ -43,7 +43,12 @@ API_CASES = {
     "fit-complex-X": (lambda: BoundSVC().fit(X + 1j, Y), "Complex data not supported"),
     "fit-ragged-X": (lambda: BoundSVC().fit([[1, 2], [3]], [1, -1]), "X must be"),
     "fit-y-length": (lambda: BoundSVC().fit(X, Y[:-1]), "different lengths"),
-    "fit-one-class": (lambda: BoundSVC().fit(X, np.ones(30)), "single class"),
+    "fit-one-class": (lambda: BoundSVC().fit(X, np.ones(30)), "y has a single class (1.0)"),
+    "fit-two-single-sample-classes": (lambda: BoundSVC().fit(X, np.r_[np.zeros(28), 1.0, 2.0]),
+                                      "classes 1.0, 2.0 have a single sample each"),
+    "fit-svr-grid-three-parameters": (lambda: BoundSVR(criterion="svr-cv", search="grid").fit(
+        X, np.arange(30.0)), "needs one or two parameters, this search has 3 (log_C, "
+                              "log_sigma2, log_epsilon)"),
     "fit-three-classes-negative-weight": (lambda: BoundSVC().fit(
         X, np.arange(30) % 3, sample_weight=_with(np.ones((30, 1)), 4, 0, -1.0)[:, 0]),
         "sample_weight must be >= 0; entry 4 is"),

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..checks import is_severe
 from ..criteria.reference import held_out_trivial_errors
+from .._validation import shown_label
 from ..exceptions import DataWarning
 from .config import DEFAULT_CONFIG, StrategyConfig
 
@@ -155,9 +156,11 @@ def check_validation_classes(labels) -> None:
     folds then miss the class.)"""
     single = single_sample_classes(labels)
     if single:
-        shown = ", ".join(repr(c) for c in single[:5]) + (" …" if len(single) > 5 else "")
+        shown = ", ".join(shown_label(c) for c in single[:5]) + (" …" if len(single) > 5 else "")
         raise ValueError(
-            f"class {shown} has a single sample: criterion='auto' (the default) picks among its "
+            f"{'class' if len(single) == 1 else 'classes'} {shown} "
+            f"{'has a single sample' if len(single) == 1 else 'have a single sample each'}: "
+            "criterion='auto' (the default) picks among its "
             "candidates by stratified cross-validation, which needs at least 2 samples of "
             "every class. Add samples of that class, leave it out, or name a criterion that "
             "needs no validation, e.g. criterion='radius-margin' or criterion='span'")
