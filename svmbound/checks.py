@@ -24,9 +24,13 @@ with a :class:`ModelWarning` (a ``RuntimeWarning``) and records them in ``search
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
-from .exceptions import SvmboundWarning
+from ._validation import data_scale
+from .exceptions import SearchWarning, SvmboundWarning
+from .search.result import flat_start_parameters
 
 
 class ModelWarning(SvmboundWarning, RuntimeWarning):
@@ -81,3 +85,24 @@ SEVERE = ("predicts one class", "training error", "predicts a constant")
 
 def is_severe(problems) -> bool:
     return any(any(key in p for key in SEVERE) for p in problems)
+
+
+def warn_flat_start(result, x0, param_names, X) -> None:
+    """A ``SearchWarning`` (RuntimeWarning) when the search left parameters at their start
+    value where the criterion was flat (``flat_start_parameters``): the answer is then the
+    start point, not a minimum — typically data far from unit scale for an RBF kernel."""
+    flat = flat_start_parameters(result, x0)
+    if not flat:
+        return
+    names = [param_names[k] for k in flat]
+    msg = (f"the search stopped with {', '.join(names)} at the start value "
+           f"{[float(x0[k]) for k in flat]}, where the criterion is flat (gradient 0 relative "
+           f"to its value): the result is the start point, not a minimum")
+    if any(n.startswith("log_sigma2") for n in names):
+        scale = data_scale(X)
+        msg += (f". The kernel is numerically constant there: the mean squared distance between "
+                f"rows is {scale:.3g} (ln = {np.log(scale):.3g}), far from sigma^2 = "
+                f"{np.exp(x0[flat[-1]]):.3g}; standardise the features (StandardScaler, or "
+                f"--scale on the command line) or give start/bounds for ln sigma^2 near "
+                f"{np.log(scale / 2):.3g}" if scale > 0 else "")
+    warnings.warn(msg, SearchWarning, stacklevel=5)

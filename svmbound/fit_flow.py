@@ -31,12 +31,11 @@ import numpy as np
 from scipy.stats import rankdata
 
 from ._parallel import n_workers
-from ._validation import data_scale, warn_if_degenerate
+from ._validation import warn_if_degenerate
 from ._weights import shift_log_c
-from .checks import ModelWarning, is_severe, model_problems
+from .checks import ModelWarning, is_severe, model_problems, warn_flat_start
 from .criteria import criterion_class, make_criterion
 from .criteria.pairs import pairwise_criterion
-from .exceptions import SearchWarning
 from .kernels import base_kernel, split_degree, with_gamma
 from .multiclass import check_pairs, pair_model, set_pair_models, train_pairs
 from .probability import sigmoid_train
@@ -45,7 +44,6 @@ from .search import tune_c_convex
 from .search.box import box_and_start
 from .search.grid import grid_axis
 from .search.minimize import GRADIENT_METHODS, minimize
-from .search.result import flat_start_parameters
 from .search.space import SearchSpace, criterion_objective
 from .solvers import as_interrupt, solve_svm_dual, warm_start_alpha
 from .strategy import (auto_box_and_start, check_validation_classes, next_usable_candidate,
@@ -191,9 +189,10 @@ class BinaryMachine(ClassifierMachine):
                               cache_size=est.cache_size)
 
     def platt(self, y_rows, F):
-        """Platt's (A, B) of the machine from out-of-fold decision values (1,) each."""
+        """Platt's (A, B) of the machine from out-of-fold decision values (1,) each, as SVC's:
+        P(classes_[0] | −f) = 1/(1 + exp(A·(−f) + B)), i.e. −B of P(classes_[1] | f)'s."""
         A, B = sigmoid_train(F, y_rows)
-        return np.array([A]), np.array([B])
+        return np.array([A]), np.array([-B])
 
     def install(self, tr: Trained, kernel0):
         """Set the fitted model on the estimator; returns its kernel."""
@@ -355,7 +354,7 @@ def fit_bound_svm(est, data: TrainingData, machine, t0: float):
             crit = run.wrap(crit)
             result, theta = run_search(est, crit, X, machine.y, lower, upper, x0, callback)
             if not degenerate:
-                _warn_flat_start(result, x0, crit.param_names, X)
+                warn_flat_start(result, x0, crit.param_names, X)
             est.criterion_name_ = "de-bie-convex" if est.search == "convex" else crit.name
             n_search = result.nfev if est.search == "convex" else crit.n_trainings
             prev, rate = machine.after_search(crit, result, theta)
@@ -523,9 +522,7 @@ def fit_probabilities(est, machine, result, tr, kernel0, held_out) -> int:
         values = cv.held_out_values(tr.theta)
         n_trainings = cv.n_trainings
     _, y_rows, F = values
-    A, B = machine.platt(y_rows, F)      # P(the pair's +1 class | f) = 1/(1 + exp(A·f + B))
-    # two classes: SVC's B, whose sigmoid gives P(classes_[0]) of LIBSVM's value −f
-    est.probA_, est.probB_ = A, (-B if len(est.classes_) == 2 else B)
+    est.probA_, est.probB_ = machine.platt(y_rows, F)
     return n_trainings
 
 
@@ -628,30 +625,8 @@ def criterion_rate(crit, result, n):
     when the result's θ holds more than the criterion's: an annealed polynomial degree)."""
     if crit.name.startswith("rm-"):
         return float(result.fun) / n
-    last = crit.last
-    x = np.asarray(result.x, dtype=float)
+    last, x = crit.last, np.asarray(result.x, dtype=float)
     if (last is not None and "rate" in last.info and np.shape(last.theta) == x.shape
             and np.allclose(last.theta, x)):
         return float(last.info["rate"])
     return None
-
-
-def _warn_flat_start(result, x0, param_names, X) -> None:
-    """A ``SearchWarning`` (RuntimeWarning) when the search left parameters at their start
-    value where the criterion was flat (``flat_start_parameters``): the answer is then the
-    start point, not a minimum — typically data far from unit scale for an RBF kernel."""
-    flat = flat_start_parameters(result, x0)
-    if not flat:
-        return
-    names = [param_names[k] for k in flat]
-    msg = (f"the search stopped with {', '.join(names)} at the start value "
-           f"{[float(x0[k]) for k in flat]}, where the criterion is flat (gradient 0 relative "
-           f"to its value): the result is the start point, not a minimum")
-    if any(n.startswith("log_sigma2") for n in names):
-        scale = data_scale(X)
-        msg += (f". The kernel is numerically constant there: the mean squared distance between "
-                f"rows is {scale:.3g} (ln = {np.log(scale):.3g}), far from sigma^2 = "
-                f"{np.exp(x0[flat[-1]]):.3g}; standardise the features (StandardScaler, or "
-                f"--scale on the command line) or give start/bounds for ln sigma^2 near "
-                f"{np.log(scale / 2):.3g}" if scale > 0 else "")
-    warnings.warn(msg, SearchWarning, stacklevel=5)
