@@ -71,6 +71,23 @@ def test_few_relevant_features_pick_the_per_feature_candidate(few_relevant):
     assert ard.best_params_["C"] == pytest.approx(np.exp(ard.best_theta_[0]))
 
 
+def test_a_per_feature_pick_searched_on_half_the_rows_trains_on_all_of_them():
+    """With a hold-out split whose search half the per-feature search covers (ard_rows), the
+    final training took that search's solve on the half as its warm start and failed ("warm_from
+    must be a l2 solution with 3000 variables, got … 1500": make_classification(3000, 10) with
+    the defaults). A split is forced here on 240 rows (half_split_rows), and the per-feature
+    candidate let through (no margin or gain asked)."""
+    Xtr, ytr, _, _ = _few_relevant()
+    split = dataclasses.replace(DEFAULT_CONFIG, half_split_rows=200, ard_margin=0.0,
+                                ard_min_gain=0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = BoundSVC(random_state=0, strategy_config=split).fit(Xtr, ytr)
+    assert est.search_.subsample["search"] == 120 and est.search_.chosen.startswith("per-f")
+    assert est.solution_.alpha.shape == (240,)                  # trained on every row
+    assert est.score(Xtr, ytr) > 0.9
+
+
 def test_per_feature_model_exports_exactly(few_relevant):
     Xtr, _, Xte, _, ard, _ = few_relevant
     svc = ard.to_svc()

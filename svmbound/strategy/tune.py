@@ -193,7 +193,8 @@ def tune_auto(problem, kernel, *, loss: str, lower, upper, x0, tol: float = 1e-6
     if reason is None and ard_out is None:     # not overlapped: after the validation
         ard_out = per_feature(stages[config.ard_bound])
     ard, rec, cv_ard, n = _per_feature(ard_out, reason, validation, stages, records, path,
-                                       solutions, config, weights, t0, wrap, held_out,
+                                       solutions if split is None else {}, config, weights, t0,
+                                       wrap, held_out,
                                        validated.n if split is None else split[1].size)
     n_trainings += n
     if rec is not None:
@@ -248,7 +249,9 @@ def _per_feature(out, reason, validation, stages, records, path, solutions, conf
     validation of its minimum when the bound fell by ``config.ard_min_gain`` or more. Returns
     (``search_.ard``, its validation record or None, that validation criterion or None, the
     trainings made); adds the search to ``stages``, ``path`` and (its solve at the minimum)
-    ``solutions``."""
+    ``solutions`` — the final training's start, so the caller passes a dict that is kept only
+    where the searches ran on every row (no hold-out split; the search's own rows subset gives
+    no solve)."""
     ard = {"ran": reason is None, "reason": reason}
     if reason is not None:
         return ard, None, None, 0
