@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import io
+import numbers
 import os
 import re
 from pathlib import Path
@@ -124,10 +125,10 @@ def load_ida(name: str, split: int = 1, data=None):
         raise ValueError(f"unknown IDA data set {name!r}; available under {root / 'ida'}: "
                          f"{', '.join(available) if available else '(none)'}")
     folder = root / "ida" / name
-    try:
-        split = int(split)
-    except (TypeError, ValueError):
-        raise ValueError(f"split must be an integer, got {split!r}") from None
+    if isinstance(split, (bool, np.bool_)) or not isinstance(split, (numbers.Integral,
+                                                                     np.integer)):
+        raise ValueError(f"split must be an integer, got {split!r}")
+    split = int(split)
     splits = _ida_splits(folder, name)
     if split not in splits:
         shown = (f"{splits[0]}-{splits[-1]}" if splits == list(range(splits[0], splits[-1] + 1))

@@ -21,6 +21,8 @@ relevant features are columns 0–5 (linear) and 0–1 (nonlinear) — see ``LIN
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from sklearn.utils import check_random_state
 
@@ -30,17 +32,25 @@ LINEAR_RELEVANT = np.arange(6)
 NONLINEAR_RELEVANT = np.arange(2)
 
 
+def _check_int(value, name: str, least: int) -> int:
+    """``value`` as an int: a whole number (5 or 5.0, not True, "5", nan or inf) ≥ ``least``,
+    else a ValueError naming ``name``."""
+    if (isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.number))
+            or not float(value).is_integer() or value < least):
+        raise ValueError(f"{name} must be an integer >= {least}, got {value!r}")
+    return int(value)
+
+
 def _check_n(n_samples) -> int:
-    if isinstance(n_samples, bool) or int(n_samples) != n_samples or n_samples < 1:
-        raise ValueError(f"n_samples must be an integer >= 1, got {n_samples!r}")
-    return int(n_samples)
+    return _check_int(n_samples, "n_samples", 1)
 
 
 def _check_var(noise_var) -> float:
-    v = float(noise_var)
-    if not np.isfinite(v) or v < 0:
+    if isinstance(noise_var, (bool, np.bool_)) or not isinstance(noise_var, (numbers.Real,
+                                                                            np.number)) \
+            or not np.isfinite(noise_var) or noise_var < 0:
         raise ValueError(f"noise_var must be a finite number >= 0, got {noise_var!r}")
-    return v
+    return float(noise_var)
 
 
 def _labels(rng, n):
@@ -54,8 +64,7 @@ def make_linear_toy(n_samples: int, *, n_features: int = 202, noise_var: float =
     Six relevant, redundant features (columns 0–5), ``n_features − 6`` noise features N(0, noise_var).
     """
     n = _check_n(n_samples)
-    if int(n_features) != n_features or n_features < 6:
-        raise ValueError(f"n_features must be an integer >= 6, got {n_features!r}")
+    n_features = _check_int(n_features, "n_features", 6)
     noise_var = _check_var(noise_var)
     rng = check_random_state(random_state)
     y = _labels(rng, n)
@@ -78,8 +87,7 @@ def make_nonlinear_toy(n_samples: int, *, n_features: int = 52, noise_var: float
     ``n_features − 2`` noise features N(0, noise_var).
     """
     n = _check_n(n_samples)
-    if int(n_features) != n_features or n_features < 2:
-        raise ValueError(f"n_features must be an integer >= 2, got {n_features!r}")
+    n_features = _check_int(n_features, "n_features", 2)
     noise_var = _check_var(noise_var)
     rng = check_random_state(random_state)
     y = _labels(rng, n)

@@ -3,6 +3,7 @@
 import bz2
 import lzma
 import os
+import re
 
 import numpy as np
 import pytest
@@ -108,6 +109,32 @@ def test_load_ida_missing_split(tmp_path):
     _make_ida(tmp_path, splits=(1, 2))
     with pytest.raises(ValueError, match=r"no split 7.*available splits: 1-2"):
         load_ida("toy", split=7, data=tmp_path)
+
+
+@pytest.mark.parametrize("split", [1.5, True, "1", None])
+def test_load_ida_split_must_be_an_integer(tmp_path, split):
+    """split=1.5, True or "1" loaded split 1 silently (int())."""
+    _make_ida(tmp_path, splits=(1, 2))
+    with pytest.raises(ValueError, match=f"split must be an integer, got {split!r}"):
+        load_ida("toy", split=split, data=tmp_path)
+    np.testing.assert_array_equal(load_ida("toy", split=np.int64(2), data=tmp_path)[0],
+                                  load_ida("toy", split=2, data=tmp_path)[0])
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(n_samples=None), "n_samples must be an integer >= 1, got None"),
+    (dict(n_samples=float("nan")), "n_samples must be an integer >= 1, got nan"),
+    (dict(n_features=float("inf")), "n_features must be an integer >= 6, got inf"),
+    (dict(noise_var=None), "noise_var must be a finite number >= 0, got None"),
+    (dict(noise_var="3"), "noise_var must be a finite number >= 0, got '3'"),
+])
+def test_toy_generators_name_a_bad_argument(kw, message):
+    """They raised int()'s or float()'s own TypeError / OverflowError, or took "3"."""
+    from svmbound.toy import make_linear_toy
+
+    with pytest.raises(ValueError, match=re.escape(message)):
+        make_linear_toy(**{"n_samples": 5, **kw})
+    assert make_linear_toy(5.0, n_features=10.0)[0].shape == (5, 10)
 
 
 def test_load_ida_missing_file(tmp_path):
