@@ -65,13 +65,13 @@ def model_problems(y_pm, train_decision, converged: bool = True,
     err = float(np.mean(pred != y_pm) if weights is None
                 else np.asarray(weights) @ (pred != y_pm) / np.sum(weights))
     if r_min > 0 and err >= r_min:
-        problems.append(f"training error {err:.3f} is at or above the majority-class rate "
-                        f"{r_min:.3f} (no better than always predicting the larger class)")
+        problems.append(f"training error {err:.3g} is at or above the majority-class rate "
+                        f"{r_min:.3g} (no better than always predicting the larger class)")
     if criterion_rate is not None and np.isfinite(criterion_rate) and r_min > 0 \
             and criterion_rate >= r_min:
         problems.append(f"the {criterion or 'criterion'} estimate of the error rate, "
-                        f"{criterion_rate:.3f}, is at or above the majority-class rate "
-                        f"{r_min:.3f}: the bound is vacuous there")
+                        f"{criterion_rate:.3g}, is at or above the majority-class rate "
+                        f"{r_min:.3g}: the bound is vacuous there")
     if not converged:
         problems.append("the final SVM solve did not converge (it stopped at its iteration "
                         "cap, or once its KKT violation had stopped falling; its "

@@ -568,3 +568,14 @@ def test_cv_results_record_what_the_validation_scored(weighted):
     assert est.best_score_ == r["mean_test_score"][best]
     assert r["rank_test_score"][np.argmax(r["mean_test_score"])] == 1
     assert not hasattr(BoundSVC(criterion="radius-margin").fit(X, y), "cv_results_")
+
+
+def test_a_tiny_majority_rate_is_shown_with_its_digits():
+    """A class of 2 rows in 6,002: the rate 3.3e-4 was shown as 0.000 ("training error 0.000 is
+    at or above the majority-class rate 0.000")."""
+    from svmbound.checks import model_problems
+
+    y = np.r_[np.ones(6000), -np.ones(2)]
+    said = model_problems(y, np.ones(6002), True)
+    assert any("training error 0.000333 is at or above the majority-class rate 0.000333" in p
+               for p in said), said
