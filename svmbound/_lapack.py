@@ -113,7 +113,9 @@ def gemm_rows(a, b, out) -> None:
     mm = np.array([w], dtype=np.int32)
     nn = np.array([nb], dtype=np.int32)
     kk = np.array([d], dtype=np.int32)
-    lda = np.array([a.strides[0] // 8], dtype=np.int32)
+    # one row (d = 1): its stride is any number (numpy gives a 1 × n array from the transpose
+    # of an n × 1 one a stride of 8 bytes), and dgemm refuses lda < w and leaves out unwritten
+    lda = np.array([a.strides[0] // 8 if d > 1 else w], dtype=np.int32)
     ldc = np.array([w], dtype=np.int32)
     trans = np.array([_N], dtype=np.uint8)
     alpha = np.ones(1)

@@ -65,6 +65,21 @@ def test_a_block_solve_meets_the_kkt_conditions(blocks, monkeypatch, kernel, los
 
 
 @pytest.mark.parametrize("loss", ["l1", "l2"])
+def test_a_block_solve_of_one_feature_meets_the_kkt_conditions(blocks, loss):
+    """X of one column: Xᵀ is a 1 × n array numpy strides by 8 bytes, whose leading dimension
+    dgemm took as 1 and refused ("DGEMM parameter number 8 had an illegal value"), leaving the
+    kernel rows unwritten: NaN models from 4,096 rows (BoundSVR from 2,048), found by fuzzing
+    the default fits over data shapes."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((900, 1))
+    y = np.where(X[:, 0] + 0.5 * rng.standard_normal(900) > 0, 1.0, -1.0)
+    C, tol = 3.0, 1e-6
+    sol = solve_svm_dual(X, y, RBFKernel(sigma2=0.5), C, loss=loss, tol=tol)
+    assert blocks == [qp.BLOCK_SIZE]
+    assert_kkt(sol, y, C, loss, tol, K=RBFKernel(sigma2=0.5).block(X))
+
+
+@pytest.mark.parametrize("loss", ["l1", "l2"])
 def test_a_block_solve_whose_free_rows_do_not_fit_the_cache(blocks, monkeypatch, loss):
     """A cache of a few dozen rows and hundreds of free support vectors: the reconstruction of
     the shrunk gradients adds the free rows in groups the cache holds at once; the KKT

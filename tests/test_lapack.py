@@ -5,7 +5,7 @@ import pytest
 from scipy.linalg import lapack
 from scipy.linalg.blas import dsyrk
 
-from svmbound._lapack import (mirror_upper, potrf_upper, potri_upper, potrs_upper,
+from svmbound._lapack import (gemm_rows, mirror_upper, potrf_upper, potri_upper, potrs_upper,
                               symmetrize, syrk_upper)
 
 
@@ -67,3 +67,16 @@ def test_symmetrize_averages_the_two_triangles():
     expected = 0.5 * (M + M.T)
     symmetrize(M)
     np.testing.assert_array_equal(M, expected)
+
+
+@pytest.mark.parametrize("d", [1, 3])
+def test_rows_by_gemm_are_the_matrix_product_also_for_one_feature(d):
+    """gemm_rows(a, b, out): out = b @ a for a slice of a C-ordered d × n array; with d = 1 the
+    transpose of an n × 1 array is a 1 × n array of stride 8 bytes, which dgemm refused as a
+    leading dimension (out was left unwritten)."""
+    X = np.random.RandomState(0).randn(10, d)
+    Xt = np.ascontiguousarray(X.T)
+    B = np.ascontiguousarray(X[:4])
+    out = np.full((4, 6), np.nan)
+    gemm_rows(Xt[:, 2:8], B, out)
+    np.testing.assert_allclose(out, B @ Xt[:, 2:8], rtol=1e-14, atol=1e-14)
