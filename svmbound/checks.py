@@ -106,3 +106,10 @@ def warn_flat_start(result, x0, param_names, X) -> None:
                 f"--scale on the command line) or give start/bounds for ln sigma^2 near "
                 f"{np.log(scale / 2):.3g}" if scale > 0 else "")
     warnings.warn(msg, SearchWarning, stacklevel=5)
+
+
+def finite_model(dual_coef, intercept) -> bool:
+    """Whether a fitted model's coefficients (dense or sparse) and intercepts are all finite: a
+    model that is not is never returned (a numerical failure, e.g. kernel rows left unwritten)."""
+    coef = getattr(dual_coef, "data", dual_coef)
+    return bool(np.all(np.isfinite(coef)) and np.all(np.isfinite(intercept)))

@@ -33,7 +33,7 @@ from scipy.stats import rankdata
 from ._parallel import n_workers
 from ._validation import warn_if_degenerate
 from ._weights import shift_log_c
-from .checks import ModelWarning, is_severe, model_problems, warn_flat_start
+from .checks import ModelWarning, finite_model, is_severe, model_problems, warn_flat_start
 from .criteria import criterion_class, make_criterion
 from .criteria.pairs import pairwise_criterion
 from .kernels import base_kernel, split_degree, with_gamma
@@ -452,6 +452,10 @@ def _after_search(est, data, machine, result, theta, n_search, kernel0, auto, de
     if problems:
         warnings.warn("svmbound: " + "; ".join(problems), ModelWarning, stacklevel=4)
     kernel = machine.install(tr, kernel_of(tr.theta))
+    if not finite_model(est.dual_coef_, est.intercept_):
+        est._forget_model()
+        raise FloatingPointError("svmbound: the final SVM's coefficients are not finite (NaN or "
+                                 "inf): a numerical failure, no model is returned")
     est.feature_scales_ = getattr(kernel, "feature_scales", None)
     est.c_projected_ = tr.c_projected
     est.search_ = result

@@ -297,3 +297,26 @@ def test_a_refit_keeps_nothing_of_the_earlier_model():
     est.fit(X[50:120, :3], y[50:120])
     assert est.shape_fit_ == (70, 3) and not hasattr(est, "pair_models_")
     assert list(est.classes_) == [1, 2]
+
+
+def test_a_final_model_that_is_not_finite_is_an_error_not_a_model(monkeypatch):
+    """A numerical failure in the final training (kernel rows a BLAS call left unwritten gave a
+    NaN intercept) is a FloatingPointError, and the estimator holds no model after it."""
+    from sklearn.exceptions import NotFittedError
+
+    import svmbound.fit_flow as fit_flow
+
+    real = fit_flow.BinaryMachine.install
+
+    def broken(self, tr, kernel0):
+        kernel = real(self, tr, kernel0)
+        self.est.intercept_ = np.array([np.nan])
+        return kernel
+
+    monkeypatch.setattr(fit_flow.BinaryMachine, "install", broken)
+    X, y = make_classification(n_samples=80, n_features=4, random_state=0)
+    est = BoundSVC(random_state=0)
+    with pytest.raises(FloatingPointError, match="coefficients are not finite"):
+        est.fit(X, y)
+    with pytest.raises(NotFittedError):
+        est.predict(X)
