@@ -425,6 +425,7 @@ def test_a_log_from_other_data_or_parameters_is_refused(small, tmp_path):
     (lambda e: {**e, "grad": [float("nan")] * len(e["theta"])}, "gradient .* is not 2 finite"),
     (lambda e: {**e, "value": None}, "value None is not a number"),
     (lambda e: {**e, "value": float("nan")}, "value nan is not a number"),
+    (lambda e: {**e, "theta": [10 ** 400, 0.0]}, "theta .* is not a list of finite numbers"),
     (lambda e: {k: v for k, v in e.items() if k != "tag"}, "no stage tag"),
     (lambda e: {k: v for k, v in e.items() if k != "theta"}, "theta None is not a list of"),
     (lambda e: {**e, "info": [1, 2]}, "info is not a JSON object"),

@@ -131,11 +131,21 @@ def _normalised(obj):
     return json.loads(json.dumps(jsonable(obj)))
 
 
-def _numbers(v, finite: bool = True) -> bool:
-    """Whether v is a JSON list of numbers (not booleans), all finite with ``finite``."""
-    return isinstance(v, list) and all(
-        isinstance(x, (int, float)) and not isinstance(x, bool)
-        and (np.isfinite(x) or not finite) for x in v)
+def _number(x, finite: bool = True) -> bool:
+    """Whether x is a JSON number (not a boolean) that float64 holds: finite with ``finite``,
+    else not NaN (an integer beyond float64's range is none)."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return False
+    try:
+        v = float(x)
+    except OverflowError:
+        return False
+    return np.isfinite(v) if finite else not np.isnan(v)
+
+
+def _numbers(v) -> bool:
+    """Whether v is a JSON list of finite numbers."""
+    return isinstance(v, list) and all(_number(x) for x in v)
 
 
 def _entry_problem(entry: dict) -> str | None:
@@ -149,7 +159,7 @@ def _entry_problem(entry: dict) -> str | None:
         return f"theta {theta!r} is not a list of finite numbers"
     if not isinstance(entry.get("need_grad"), bool):
         return "need_grad is not true or false"
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or np.isnan(value):
+    if not _number(value, finite=False):
         return f"value {value!r} is not a number"
     if grad is not None and not (_numbers(grad) and len(grad) == len(theta)):
         return f"gradient {grad!r} is not {len(theta)} finite numbers"
