@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import threading
+import warnings
 
 from . import plots, svm_scale
 from .bound_svr import BoundSVR
@@ -14,6 +15,7 @@ from .cli_output import check_output_path, write_atomic
 from .cli_report import cv_results_report, jsonable_floats, report_interrupted
 from .criteria import ALIAS_TARGETS, CRITERIA
 from .estimators import BoundSVC
+from .exceptions import DataWarning
 from .kernels import ARD_KERNELS
 from .libsvm_model import libsvm_range_text, range_path_of, write_libsvm_model
 from .progress import stderr_is_terminal
@@ -215,6 +217,14 @@ def write_model_files(args, est, libsvm_model, scaling, base: int, report: dict)
 
             write_atomic(range_path_of(args.model), "--model", write_range)
             report["range_file"] = range_path_of(args.model)
+            zero = svm_scale.scaled_zero_of_index0(text) if base == 0 else None
+            if zero is not None and zero != 0.0:
+                warnings.warn(f"svmbound: {range_path_of(args.model)} numbers the features from 0, "
+                              f"as the training file: svm-scale fills a line's missing features "
+                              f"from index 1 on, so a line without feature 0 keeps 0 there where "
+                              f"the model expects {zero:.6g}; write 0:0 into such lines before "
+                              f"svm-scale -r, or number the features from 1", DataWarning,
+                              stacklevel=2)
         report["model"] = args.model
     except OSError as exc:
         return [exc]

@@ -75,3 +75,18 @@ def ard_range_text(r: SvmScaleRanges, sigma, base: int = 1) -> str:
     lines += [f"{k + base} {_num(lo)} {_num(hi)}"
               for k, (lo, hi, m, M) in enumerate(zip(a, b, r.mins, r.maxs)) if m != M]
     return "\n".join(lines) + "\n"
+
+
+def scaled_zero_of_index0(text: str) -> float | None:
+    """The value a range file (``text``, svm-scale's format) gives a zero of feature index 0,
+    None when it lists no feature 0. svm-scale writes a line's missing features from index 1 on
+    (svm-scale.c: ``next_index = 1``), so a zero-based line without ``0:`` keeps feature 0 at 0
+    where the scaling gives it this value."""
+    lines = text.split("\n")
+    lower, upper = map(float, lines[1].split())
+    for line in lines[2:]:
+        parts = line.split()
+        if len(parts) == 3 and parts[0] == "0":
+            lo, hi = float(parts[1]), float(parts[2])
+            return lower + (upper - lower) * (0.0 - lo) / (hi - lo)
+    return None
