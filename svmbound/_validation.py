@@ -210,7 +210,7 @@ def check_binary_y(y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"y has a single class ({shown_label(classes[0])}); an SVM needs two "
                          "classes")
     if classes.size > 2:
-        raise ValueError(f"y has {classes.size} classes {[v.item() for v in classes[:10]]}; "
+        raise ValueError(f"y has {classes.size} classes {classes[:10].tolist()}; "
                          "svmbound handles binary "
                          "problems (exactly two label values)")
     y_pm = np.where(y == classes[1], 1.0, -1.0)

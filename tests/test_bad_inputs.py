@@ -11,6 +11,7 @@ import pytest
 from sklearn.exceptions import NotFittedError
 
 from svmbound import BoundSVC, BoundSVR, solve_radius, solve_svm_dual
+from svmbound._validation import check_binary_y
 from svmbound.cli import main
 from svmbound.criteria import Problem, make_criterion
 from svmbound.kernels import LinearKernel, RBFKernel
@@ -44,6 +45,8 @@ API_CASES = {
     "fit-ragged-X": (lambda: BoundSVC().fit([[1, 2], [3]], [1, -1]), "X must be"),
     "fit-y-length": (lambda: BoundSVC().fit(X, Y[:-1]), "different lengths"),
     "fit-one-class": (lambda: BoundSVC().fit(X, np.ones(30)), "y has a single class (1.0)"),
+    "binary-y-three-object-labels": (lambda: check_binary_y(
+        np.array(["a", "b", "c"], dtype=object), 3), "y has 3 classes ['a', 'b', 'c']"),
     "fit-two-single-sample-classes": (lambda: BoundSVC().fit(X, np.r_[np.zeros(28), 1.0, 2.0]),
                                       "classes 1.0, 2.0 have a single sample each"),
     "fit-svr-grid-three-parameters": (lambda: BoundSVR(criterion="svr-cv", search="grid").fit(
