@@ -115,6 +115,19 @@ class ClassifierMachine:
         return 1.0 - rate
 
 
+def project_c(est, sol, coef, theta, weights) -> bool:
+    """Chung §4.3: an L1 solution ``sol`` with no bounded variable and coefficients ``coef``
+    (α; an SVR's |β|) is the solution at every C ≥ max coef_i/w_i, so C is lowered to that (in
+    ``theta[0]`` and ``sol.C``: the same model). Not for a grid search, whose C is the grid
+    point it was asked for. Returns whether C was lowered."""
+    if est.loss != "l1" or sol.bounded.size or coef.max() <= 0 or est.search == "grid":
+        return False
+    C = float(coef.max() if weights is None else (coef / weights).max())
+    theta[0] = np.log(C)
+    sol.C = C
+    return True
+
+
 class BinaryMachine(ClassifierMachine):
     """One SVM on the ±1 labels of a two-class problem."""
 
@@ -167,13 +180,7 @@ class BinaryMachine(ClassifierMachine):
                                warm_start_alpha(prev.alpha, y_pm, prev.C, C, est.loss, weights),
                                warm_from=warm_from, cache_size=est.cache_size,
                                check_input=False, weights=weights)
-        projected = False
-        if (est.loss == "l1" and final.bounded.size == 0 and final.alpha.max() > 0
-                and est.search != "grid"):     # a grid's C is the point it was asked for
-            C = float(final.alpha.max() if weights is None else (final.alpha / weights).max())
-            theta[0] = np.log(C)
-            final.C = C
-            projected = True
+        projected = project_c(est, final, final.alpha, theta, weights)
         f = final.training_decision(y_pm)      # from the solver's gradient: no kernel pass
         problems = model_problems(y_pm, f, final.converged, rate,
                                   getattr(est, "criterion_name_", None), weights)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from .criteria import make_criterion
-from .fit_flow import Trained
+from .fit_flow import Trained, project_c
 from .kernels import with_gamma
 from .search.box import box_and_start, clip_into_bounds
 from .solvers.svr import SVRSolution, solve_svr_dual
@@ -178,14 +178,7 @@ class RegressionMachine:
         start = prev if isinstance(prev, SVRSolution) and prev.loss == est.loss else None
         sol = solve_svr_dual(X, z, kernel, C, eps, loss=est.loss, tol=est._final_tol(),
                              start=start, cache_size=est.cache_size, weights=weights)
-        projected = False
-        beta = np.abs(sol.beta)
-        if (est.loss == "l1" and sol.bounded.size == 0 and beta.max() > 0
-                and est.search != "grid"):     # a grid's C is the point it was asked for
-            C = float(beta.max() if weights is None else (beta / weights).max())
-            theta[0] = np.log(C)
-            sol.C = C
-            projected = True
+        projected = project_c(est, sol, np.abs(sol.beta), theta, weights)
         problems = regression_problems(z, sol.training_prediction(z), sol.converged, weights,
                                        rate)
         return Trained(theta, sol, problems, [], projected)
